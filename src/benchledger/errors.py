@@ -1,0 +1,47 @@
+"""The benchledger exception tree.
+
+    BenchledgerError                 base of every error we raise on purpose
+     ├── RecordError                 a record file is malformed: path, line, field, what was expected
+     ├── LedgerError                 a ledger folder is unusable (missing, wrong layout, unknown id)
+     ├── ImportFormatError           a foreign file cannot be imported (file, key, what was expected)
+     └── BenchError                  a benchmark run cannot start or continue
+
+The CLI turns any of these into one clear line (no traceback unless ``--debug``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class BenchledgerError(Exception):
+    """Base class of every error benchledger raises on purpose."""
+
+
+class RecordError(BenchledgerError):
+    """A record file is malformed. Formats as ``path:line: field: message``."""
+
+    def __init__(self, path: Path | str, line: int | None, field: str, message: str) -> None:
+        self.path = Path(path)
+        self.line = line
+        self.field = field
+        self.message = message
+        where = f"{self.path}:{line}" if line is not None else f"{self.path}"
+        super().__init__(f"{where}: {field}: {message}" if field else f"{where}: {message}")
+
+
+class LedgerError(BenchledgerError):
+    """A ledger folder cannot be used as asked."""
+
+
+class ImportFormatError(BenchledgerError):
+    """A foreign benchmark file cannot be imported."""
+
+    def __init__(self, path: Path | str, key: str, message: str) -> None:
+        self.path = Path(path)
+        self.key = key
+        super().__init__(f"{path}: {key}: {message}" if key else f"{path}: {message}")
+
+
+class BenchError(BenchledgerError):
+    """A benchmark run cannot start or continue."""

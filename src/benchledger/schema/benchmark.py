@@ -1,0 +1,167 @@
+"""Benchmark records: one experiment = a shared subject + workload, and arms that differ in declared fields.
+
+An arm states only what differs from the record-level subject/workload (``subject``/``workload`` overrides,
+``speculative``), its results and its acceptance. Comparisons (speedup vs the arm named in ``baseline``) are
+derived by code in the index, never typed. A percentage the source states is kept as a ``QuotedChange`` so
+the audit can check it against the derived one.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from benchledger.schema.common import RecordBase
+from benchledger.schema.metrics import MetricName, Stat
+from benchledger.schema.provenance import SLUG_PATTERN, Condition, Quantity, StrictModel
+
+Scenario = Literal["per-request", "fixed-concurrency", "request-rate", "offline", "unknown"]
+MeasuredBy = Literal["benchledger", "self", "third-party", "vendor"]
+SPEC_METHODS = ("mtp", "eagle", "eagle3", "draft-model", "ngram", "dflash", "dspark", "medusa", "suffix", "other")
+
+
+class Parallelism(StrictModel):
+    """Tensor / pipeline / expert / data parallel sizes."""
+
+    tp: Condition | None = None
+    pp: Condition | None = None
+    ep: Condition | None = None
+    dp: Condition | None = None
+
+
+class SubjectOverride(StrictModel):
+    """Subject fields an arm may change."""
+
+    weights: Condition | None = Field(default=None, description="Weight format id (formats/).")
+    kv_cache: Condition | None = Field(default=None, description="KV-cache format id (formats/).")
+    engine_version: Condition | None = None
+    engine_flags: Condition | None = None
+    image: Condition | None = None
+    accelerator_count: Condition | None = None
+    parallelism: Parallelism | None = None
+
+
+class Subject(SubjectOverride):
+    """What was measured: model, format, engine, hardware."""
+
+    model: str = Field(pattern=SLUG_PATTERN, description="Model id (models/).")
+    engine: str = Field(pattern=SLUG_PATTERN, description="Engine id (engines/).")
+    accelerator: str = Field(pattern=SLUG_PATTERN, description="Accelerator id (accelerators/).")
+    accelerator_alternates: list[str] = Field(
+        default_factory=list, description="Other accelerator ids the source's wording does not rule out."
+    )
+    interconnects: list[str] = Field(default_factory=list, description="Interconnect ids present in the system.")
+    host: Condition | None = None
+
+
+class WorkloadOverride(StrictModel):
+    """Workload fields an arm may change."""
+
+    scenario: Scenario | None = None
+    input_tokens: Condition | None = None
+    output_tokens: Condition | None = None
+    concurrency: Condition | None = None
+    batch_size: Condition | None = None
+    request_rate: Condition | None = None
+    num_prompts: Condition | None = None
+    max_seconds: Condition | None = None
+    warmup: Condition | None = None
+    temperature: Condition | None = None
+    prefix_caching: Condition | None = None
+    max_model_len: Condition | None = None
+    dataset: Condition | None = None
+    ignore_eos: Condition | None = None
+
+
+class Workload(WorkloadOverride):
+    """How the engine was driven."""
+
+    scenario: Scenario = "unknown"
+
+
+class Speculative(StrictModel):
+    """Speculative decoding of an arm."""
+
+    method: str = Field(pattern=SLUG_PATTERN, description=f"One of {', '.join(SPEC_METHODS)}.")
+    k: Condition = Field(description="Draft tokens per step (num_speculative_tokens / n_max).")
+    draft: Condition | None = Field(default=None, description="Draft model or head, when separate.")
+    config: Condition | None = Field(default=None, description="Engine flag text, e.g. --speculative-config.")
+
+
+class Result(Quantity):
+    """One reported number of an arm."""
+
+    metric: MetricName
+    stat: Stat = "value"
+    definition: str | None = Field(default=None, description="When not benchledger's: e.g. 'aiperf-itl'.")
+
+
+class Acceptance(StrictModel):
+    """Speculative acceptance of an arm, with the definition used."""
+
+    rate: Quantity | None = Field(default=None, description="accepted / drafted tokens (fraction 0..1 or %).")
+    mean_length: Quantity | None = Field(default=None, description="1 + accepted / drafts (bonus included).")
+    per_position: list[Quantity] = Field(default_factory=list, description="Unconditional survival per position.")
+    definition: str = Field(description="e.g. 'vllm-counters-windowed', 'vllm-log-last-20-windows', 'source-text'.")
+    window: str | None = None
+
+
+class QuotedChange(StrictModel):
+    """A percentage change vs the baseline arm as the source states it (checked against the derived one)."""
+
+    metric: MetricName
+    stat: Stat = "value"
+    percent: Quantity
+
+
+class Arm(StrictModel):
+    """One configuration of the experiment and what it measured."""
+
+    name: str = Field(pattern=SLUG_PATTERN)
+    baseline: str | None = Field(default=None, description="Name of the arm this one is compared against.")
+    speculative: Speculative | None = None
+    subject: SubjectOverride | None = None
+    workload: WorkloadOverride | None = None
+    results: list[Result] = Field(default_factory=list)
+    acceptance: Acceptance | None = None
+    quoted_changes: list[QuotedChange] = Field(default_factory=list)
+    note: str = ""
+
+
+class Benchmark(RecordBase):
+    """An experiment: one setup, several arms."""
+
+    kind: Literal["benchmark"]
+    measured_by: MeasuredBy
+    subject: Subject
+    workload: Workload
+    arms: list[Arm] = Field(min_length=1)
+    contests: list[str] = Field(default_factory=list, description="Benchmark ids whose values disagree with this.")
+
+    @model_validator(mode="after")
+    def _arm_names_unique(self) -> Benchmark:
+        seen: set[str] = set()
+        for arm in self.arms:
+            if arm.name in seen:
+                raise ValueError(f"arm name {arm.name!r} appears twice")
+            seen.add(arm.name)
+        return self
+
+
+__all__ = [
+    "SPEC_METHODS",
+    "Acceptance",
+    "Arm",
+    "Benchmark",
+    "MeasuredBy",
+    "Parallelism",
+    "QuotedChange",
+    "Result",
+    "Scenario",
+    "Speculative",
+    "Subject",
+    "SubjectOverride",
+    "Workload",
+    "WorkloadOverride",
+]

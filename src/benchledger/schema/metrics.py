@@ -1,0 +1,95 @@
+"""The metric vocabulary: names, canonical units, and which direction is better.
+
+Definitions follow vLLM ``bench serve`` where one exists (see DESIGN.md); a result may name a different
+``definition`` (e.g. ``aiperf-itl``, ``guidellm-tpot-incl-ttft``) when its source used one.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+MetricName = Literal[
+    "output_throughput",
+    "total_throughput",
+    "prefill_throughput",
+    "per_stream_throughput",
+    "request_throughput",
+    "ttft",
+    "tpot",
+    "itl",
+    "itl_per_token",
+    "e2e_latency",
+    "completed_requests",
+    "failed_requests",
+    "memory",
+    "energy_per_token",
+]
+Stat = Literal["value", "mean", "median", "p50", "p90", "p95", "p99", "min", "max", "std"]
+
+
+class MetricInfo(BaseModel):
+    """What one metric means and how to compare it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    higher_is_better: bool
+    units: tuple[str, ...]
+    definition: str
+    throughput_like: bool = False
+
+
+METRICS: dict[str, MetricInfo] = {
+    m.name: m
+    for m in (
+        MetricInfo(name="output_throughput", higher_is_better=True, units=("tok/s",), throughput_like=True,
+                   definition="Σ output tokens of completed requests / measured window (aggregate over streams)."),
+        MetricInfo(name="total_throughput", higher_is_better=True, units=("tok/s",), throughput_like=True,
+                   definition="Σ (input + output) tokens / measured window."),
+        MetricInfo(name="prefill_throughput", higher_is_better=True, units=("tok/s",),
+                   definition="Σ input tokens / measured window (autobench 'prefill_toks')."),
+        MetricInfo(name="per_stream_throughput", higher_is_better=True, units=("tok/s",), throughput_like=True,
+                   definition="Decode tokens per second seen by one stream (≈ 1000 / TPOT ms)."),
+        MetricInfo(name="request_throughput", higher_is_better=True, units=("req/s",),
+                   definition="Completed requests / measured window."),
+        MetricInfo(name="ttft", higher_is_better=False, units=("ms", "s"),
+                   definition="First chunk with generated content − send time."),
+        MetricInfo(name="tpot", higher_is_better=False, units=("ms", "s"),
+                   definition="Per request: (end − first token) / (output tokens − tokens in first chunk)."),
+        MetricInfo(name="itl", higher_is_better=False, units=("ms", "s"),
+                   definition="Gap between consecutive chunks (per chunk, pooled over requests)."),
+        MetricInfo(name="itl_per_token", higher_is_better=False, units=("ms", "s"),
+                   definition="Chunk gap divided by the chunk's token delta (per token)."),
+        MetricInfo(name="e2e_latency", higher_is_better=False, units=("ms", "s"),
+                   definition="End of response − send time, per request."),
+        MetricInfo(name="completed_requests", higher_is_better=True, units=("requests",),
+                   definition="Requests completed inside the measured window."),
+        MetricInfo(name="failed_requests", higher_is_better=False, units=("requests",),
+                   definition="Requests that ended in an error."),
+        MetricInfo(name="memory", higher_is_better=False, units=("GB", "GiB"),
+                   definition="Memory in use as the source defines it (see the result's note)."),
+        MetricInfo(name="energy_per_token", higher_is_better=False, units=("J/token",),
+                   definition="Energy per generated token."),
+    )
+}
+
+UNIT_SCALE: dict[str, tuple[str, float]] = {
+    "s": ("ms", 1000.0),
+    "ms": ("ms", 1.0),
+    "us": ("ms", 0.001),
+    "GiB": ("GB", 1.073741824),
+    "GB": ("GB", 1.0),
+    "MB": ("GB", 0.001),
+}
+"""Unit → (canonical unit, factor to multiply by). Units not listed are already canonical."""
+
+
+def to_canonical(value: float, unit: str) -> tuple[float, str]:
+    """Convert a value to the canonical unit of its dimension (ms for time, GB for memory)."""
+    canon, factor = UNIT_SCALE.get(unit, (unit, 1.0))
+    return value * factor, canon
+
+
+__all__ = ["METRICS", "UNIT_SCALE", "MetricInfo", "MetricName", "Stat", "to_canonical"]
