@@ -1,0 +1,111 @@
+"""Front matter: split a record file into YAML + Markdown body, parse YAML with line numbers, dump canonically."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+DELIMITER = "---"
+
+
+@dataclass(frozen=True)
+class SplitFile:
+    """A record file cut into its parts; ``yaml_first_line`` is the 1-based file line of the YAML's first line."""
+
+    yaml_text: str
+    body: str
+    yaml_first_line: int
+
+
+def split_front_matter(text: str) -> SplitFile | str:
+    """Split ``---\\n<yaml>---\\n<body>``; returns an error message (str) when the layout is wrong."""
+    if not text.startswith(DELIMITER + "\n"):
+        return "expected the file to start with a '---' line (YAML front matter)"
+    rest = text[len(DELIMITER) + 1 :]
+    if rest.startswith(DELIMITER + "\n"):
+        return "empty front matter"
+    end = rest.find("\n" + DELIMITER + "\n")
+    if end == -1:
+        if rest.endswith("\n" + DELIMITER):
+            return SplitFile(rest[: -len(DELIMITER)], "", 2)
+        return "no closing '---' line after the YAML front matter"
+    return SplitFile(rest[: end + 1], rest[end + len(DELIMITER) + 2 :], 2)
+
+
+_FastLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def parse_yaml(text: str) -> Any:
+    """Parse YAML into plain data (libyaml when available)."""
+    return yaml.load(text, Loader=_FastLoader)  # noqa: S506 - a safe loader
+
+
+def compose_yaml(text: str) -> yaml.Node | None:
+    """The node tree of YAML text, with line marks (used only to locate an error)."""
+    return yaml.compose(text, Loader=yaml.SafeLoader)
+
+
+def line_of(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:
+    """0-based line of the deepest node reachable along ``loc`` (keys not found are skipped)."""
+    if node is None:
+        return None
+    line = node.start_mark.line
+    current = node
+    for part in loc:
+        child = _child(current, part)
+        if child is None:
+            continue
+        current = child
+        line = current.start_mark.line
+    return line
+
+
+def _child(node: yaml.Node, part: int | str) -> yaml.Node | None:
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.value == str(part):
+                return value if not isinstance(value, yaml.ScalarNode) or value.value != "" else key
+    if isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+        child: yaml.Node = node.value[part]
+        return child
+    return None
+
+
+class _CanonicalDumper(yaml.SafeDumper):
+    """Block style, no key sorting, literal blocks for multi-line strings, no line folding."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:  # noqa: FBT001, FBT002
+        super().increase_indent(flow, indentless)
+
+
+def _str_representer(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    if "\n" in value:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value)
+
+
+def _date_representer(dumper: yaml.SafeDumper, value: dt.date) -> yaml.Node:
+    return dumper.represent_scalar("tag:yaml.org,2002:timestamp", value.isoformat())
+
+
+_CanonicalDumper.add_representer(str, _str_representer)
+_CanonicalDumper.add_representer(dt.date, _date_representer)
+
+
+def dump_yaml(data: dict[str, Any]) -> str:
+    """Canonical YAML text of front-matter data."""
+    text: str = yaml.dump(
+        data, Dumper=_CanonicalDumper, sort_keys=False, allow_unicode=True, width=100_000, default_flow_style=False
+    )
+    return text
+
+
+def join_front_matter(yaml_text: str, body: str) -> str:
+    """``---\\n<yaml>---\\n<body>``."""
+    return f"{DELIMITER}\n{yaml_text}{DELIMITER}\n{body}"
+
+
+__all__ = ["SplitFile", "compose_yaml", "dump_yaml", "join_front_matter", "line_of", "parse_yaml", "split_front_matter"]

@@ -1,0 +1,71 @@
+"""A loaded ledger: every record by id, plus the files that failed to load (for the audit to report)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from benchledger.errors import LedgerError, RecordError
+from benchledger.ledger.io import load_record
+from benchledger.ledger.paths import iter_record_files, resolve_ledger_dir
+from benchledger.schema import Record, RecordBase
+
+T = TypeVar("T", bound=RecordBase)
+
+
+@dataclass
+class Ledger:
+    """Records of one ledger folder. ``errors`` holds files that did not parse (non-strict load)."""
+
+    root: Path
+    records: dict[str, Record] = field(default_factory=dict)
+    paths: dict[str, Path] = field(default_factory=dict)
+    errors: list[RecordError] = field(default_factory=list)
+    duplicate_ids: list[tuple[str, Path, Path]] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, root: Path | str | None = None, *, strict: bool = False) -> Ledger:
+        """Load every record; ``strict`` raises the first ``RecordError`` instead of collecting it."""
+        ledger = cls(root=resolve_ledger_dir(root))
+        for path in iter_record_files(ledger.root):
+            try:
+                record = load_record(path)
+            except RecordError as exc:
+                if strict:
+                    raise
+                ledger.errors.append(exc)
+                continue
+            if record.id in ledger.records:
+                ledger.duplicate_ids.append((record.id, ledger.paths[record.id], path))
+                if strict:
+                    raise RecordError(path, None, "id", f"id {record.id!r} is also used by {ledger.paths[record.id]}")
+                continue
+            ledger.records[record.id] = record
+            ledger.paths[record.id] = path
+        return ledger
+
+    def get(self, record_id: str) -> Record:
+        """The record with this id (``LedgerError`` when absent)."""
+        try:
+            return self.records[record_id]
+        except KeyError:
+            raise LedgerError(f"no record with id {record_id!r} in {self.root}") from None
+
+    def of_kind(self, kind: str) -> list[Record]:
+        """Records of one kind, sorted by id."""
+        return sorted((r for r in self.records.values() if r.kind == kind), key=lambda r: r.id)
+
+    def typed(self, kind: str, cls: type[T]) -> list[T]:
+        """Records of one kind as their concrete class."""
+        return [r for r in self.of_kind(kind) if isinstance(r, cls)]
+
+    def __iter__(self) -> Iterator[Record]:
+        return iter(sorted(self.records.values(), key=lambda r: (r.kind, r.id)))
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+
+__all__ = ["Ledger"]
