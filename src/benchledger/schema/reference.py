@@ -113,6 +113,9 @@ class ModelArch(RecordBase):
     mla_kv_lora_rank: MaybeQuantity | None = None
     mla_rope_dim: MaybeQuantity | None = None
     mtp_layers: MaybeQuantity | None = None
+    mtp_params: MaybeQuantity | None = Field(
+        default=None, description="Parameters of the MTP module(s) read per draft step besides the lm_head (billions)."
+    )
 
 
 __all__ = [
