@@ -1,0 +1,41 @@
+"""The registered audit checks, in run order. One check per module; add new ones here (one line each)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from benchledger.audit.checks import (
+    arms_baseline,
+    conditions_missing,
+    contested_links,
+    duplicates_records,
+    identity_filename,
+    provenance_measured_run,
+    provenance_number_in_quote,
+    provenance_quote_in_source,
+    provenance_quoted_change,
+    provenance_source_hash,
+    references_resolve,
+    schema_valid,
+)
+from benchledger.audit.context import AuditContext
+from benchledger.audit.finding import Finding
+
+Check = Callable[[AuditContext], Iterable[Finding]]
+
+CHECKS: list[tuple[str, Check]] = [
+    ("schema.valid", schema_valid.check),
+    ("identity.filename", identity_filename.check),
+    ("references.resolve", references_resolve.check),
+    ("provenance.source-hash", provenance_source_hash.check),
+    ("provenance.quote-in-source", provenance_quote_in_source.check),
+    ("provenance.number-in-quote", provenance_number_in_quote.check),
+    ("provenance.quoted-change", provenance_quoted_change.check),
+    ("provenance.measured-run", provenance_measured_run.check),
+    ("conditions.missing", conditions_missing.check),
+    ("arms.baseline", arms_baseline.check),
+    ("duplicates.records", duplicates_records.check),
+    ("contested.links", contested_links.check),
+]
+
+__all__ = ["CHECKS", "Check"]

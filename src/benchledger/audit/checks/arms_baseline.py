@@ -1,0 +1,44 @@
+"""arms.spec-without-baseline / arms.baseline-not-found: every speculative arm names an existing baseline arm.
+arms.baseline-differs (warning): an arm and its baseline differ in more than speculation.
+arms.unknown-spec-method (warning): a method outside the known vocabulary."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from benchledger.audit.context import AuditContext
+from benchledger.audit.finding import Finding
+from benchledger.schema import SPEC_METHODS, Arm, Benchmark, effective_subject, effective_workload
+
+
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    for record in ctx.benchmarks:
+        arms = {a.name: a for a in record.arms}
+        for arm in record.arms:
+            field = f"arms.{arm.name}.baseline"
+            if arm.speculative is not None and arm.speculative.method not in SPEC_METHODS:
+                yield Finding("arms.unknown-spec-method", "warning", record.id, f"arms.{arm.name}.speculative.method",
+                              f"method {arm.speculative.method!r} is not one of {', '.join(SPEC_METHODS)}")
+            if arm.baseline is None:
+                if arm.speculative is not None:
+                    yield Finding("arms.spec-without-baseline", "error", record.id, field,
+                                  "a speculative arm needs a baseline arm to be compared against")
+                continue
+            base = arms.get(arm.baseline)
+            if base is None or base is arm:
+                yield Finding("arms.baseline-not-found", "error", record.id, field,
+                              f"baseline {arm.baseline!r} is not another arm of this record")
+                continue
+            diffs = _differences(record, arm, base)
+            if diffs:
+                yield Finding("arms.baseline-differs", "warning", record.id, field,
+                              f"arm differs from its baseline in {', '.join(diffs)} besides speculation")
+
+
+def _differences(record: Benchmark, arm: Arm, base: Arm) -> list[str]:
+    out: list[str] = []
+    for label, a, b in (("subject", effective_subject(record, arm), effective_subject(record, base)),
+                        ("workload", effective_workload(record, arm), effective_workload(record, base))):
+        da, db = a.model_dump(), b.model_dump()
+        out.extend(f"{label}.{k}" for k in sorted(da) if da[k] != db[k])
+    return out

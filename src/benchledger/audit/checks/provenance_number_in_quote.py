@@ -1,0 +1,29 @@
+"""provenance.number-not-in-quote: a quoted number is written in its quote (separators, units, % normalised);
+provenance.value-not-in-quote: a quoted text condition (e.g. an engine version) appears in its quote."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from benchledger.audit.context import AuditContext
+from benchledger.audit.finding import Finding
+from benchledger.audit.numbers import value_in_text
+from benchledger.schema import Known, Quantity
+
+
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    for ev in ctx.evidence():
+        item = ev.item
+        if not isinstance(item, Quantity | Known) or not item.quote:
+            continue
+        value = item.value
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int | float):
+            if not value_in_text(value, item.quote):
+                unit = f" {item.unit}" if isinstance(item, Quantity) else ""
+                yield Finding("provenance.number-not-in-quote", "error", ev.record.id, f"{ev.field}.value",
+                              f"{value}{unit} is not written in its quote {item.quote!r}")
+        elif value.lower() not in item.quote.lower():
+            yield Finding("provenance.value-not-in-quote", "warning", ev.record.id, f"{ev.field}.value",
+                          f"{value!r} does not appear in its quote {item.quote!r}")

@@ -1,0 +1,15 @@
+"""schema.invalid / identity.duplicate-id: files that do not parse or validate, and ids used twice."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from benchledger.audit.context import AuditContext
+from benchledger.audit.finding import Finding
+
+
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    for error in ctx.ledger.errors:
+        yield Finding("schema.invalid", "error", error.path.stem, error.field, str(error))
+    for record_id, first, second in ctx.ledger.duplicate_ids:
+        yield Finding("identity.duplicate-id", "error", record_id, "id", f"id used by both {first} and {second}")

@@ -1,0 +1,69 @@
+"""What checks share: the ledger, normalised source excerpts, and a walk over every evidence-bearing value."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from pydantic import BaseModel
+
+from benchledger.audit.numbers import normalise_space
+from benchledger.ledger.store import Ledger
+from benchledger.schema import Benchmark, FeatureClaim, Known, Quantity, Record, Source
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A value that carries (or should carry) evidence, found somewhere inside a record."""
+
+    record: Record
+    field: str
+    item: Quantity | Known | FeatureClaim
+
+    @property
+    def source_id(self) -> str | None:
+        own = self.item.source
+        return own or (self.record.sources[0] if self.record.sources else None)
+
+
+@dataclass
+class AuditContext:
+    """Input of every check."""
+
+    ledger: Ledger
+    options: dict[str, object] = field(default_factory=dict)
+
+    @cached_property
+    def excerpts(self) -> dict[str, str]:
+        """Source id → whitespace-normalised stored excerpt."""
+        return {s.id: normalise_space(s.body) for s in self.ledger.typed("source", Source)}
+
+    @cached_property
+    def benchmarks(self) -> list[Benchmark]:
+        return self.ledger.typed("benchmark", Benchmark)
+
+    def evidence(self) -> Iterator[Evidence]:
+        """Every Quantity, Known condition and FeatureClaim in every record, with its dotted field path."""
+        for record in self.ledger:
+            yield from _walk(record, record, "")
+
+
+def _walk(record: Record, node: object, path: str) -> Iterator[Evidence]:
+    if isinstance(node, Quantity | Known | FeatureClaim):
+        yield Evidence(record, path, node)
+    if isinstance(node, BaseModel):
+        for name in type(node).model_fields:
+            if name == "body":
+                continue
+            yield from _walk(record, getattr(node, name), f"{path}.{name}" if path else name)
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            label = getattr(item, "name", None) if isinstance(item, BaseModel) else None
+            yield from _walk(record, item, f"{path}.{label or index}")
+    elif isinstance(node, dict):
+        for key, item in node.items():
+            yield from _walk(record, item, f"{path}.{key}")
+
+
+__all__ = ["AuditContext", "Evidence"]

@@ -1,0 +1,210 @@
+"""The streaming client: one HTTP/1.1 request per stream on a raw asyncio protocol, timestamps at arrival.
+
+Why not a general HTTP library: the timestamp of a chunk must be taken when its bytes reach the process, not
+when a coroutine later gets scheduled, and the hot path must cost little at 500 concurrent streams. So
+``data_received`` stamps ``time.perf_counter()`` and only splits bytes into SSE events; JSON decoding happens
+once the stream has ended (``parse_stream``). Each request uses a fresh connection (no pooled keep-alive to go
+stale); the connect time is kept apart from TTFT. The API key is passed in, never stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import ssl
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from benchledger.bench.sse import SSEParser
+
+CONTENT_KEYS = ("content", "reasoning_content", "reasoning")
+
+
+@dataclass
+class RawStream:
+    """What came back for one request: times (perf_counter seconds), HTTP status, raw SSE events."""
+
+    t_start: float
+    t_sent: float | None = None
+    t_end: float | None = None
+    status: int | None = None
+    events: list[tuple[float, str]] = field(default_factory=list)
+    body: bytes = b""
+    error: str | None = None
+
+
+class _ChunkedDecoder:
+    """Incremental decoder of HTTP/1.1 chunked transfer encoding."""
+
+    __slots__ = ("_buf", "_left", "done")
+
+    def __init__(self) -> None:
+        self._buf = b""
+        self._left = -1  # -1: expecting a size line; -2: expecting the CRLF after data
+        self.done = False
+
+    def feed(self, data: bytes) -> bytes:
+        self._buf += data
+        out = bytearray()
+        while not self.done:
+            if self._left == -1:
+                nl = self._buf.find(b"\r\n")
+                if nl < 0:
+                    break
+                size = int(self._buf[:nl].split(b";")[0].strip() or b"0", 16)
+                self._buf = self._buf[nl + 2 :]
+                if size == 0:
+                    self.done = True
+                    break
+                self._left = size
+            elif self._left == -2:
+                if len(self._buf) < 2:
+                    break
+                self._buf = self._buf[2:]
+                self._left = -1
+            else:
+                take = self._buf[: self._left]
+                out += take
+                self._buf = self._buf[len(take) :]
+                self._left -= len(take)
+                if self._left == 0:
+                    self._left = -2
+                else:
+                    break
+        return bytes(out)
+
+
+class _StreamProtocol(asyncio.Protocol):
+    """Receives one HTTP response; stamps each piece of bytes on arrival."""
+
+    def __init__(self, raw: RawStream, done: asyncio.Future[None]) -> None:
+        self.raw = raw
+        self.done = done
+        self.head = b""
+        self.in_body = False
+        self.chunked: _ChunkedDecoder | None = None
+        self.sse = SSEParser()
+        self.length: int | None = None
+        self.received = 0
+
+    def data_received(self, data: bytes) -> None:
+        now = time.perf_counter()
+        if not self.in_body:
+            self.head += data
+            end = self.head.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            data = self.head[end + 4 :]
+            self._parse_head(self.head[:end])
+            self.in_body = True
+        body = self.chunked.feed(data) if self.chunked is not None else data
+        self.received += len(data)
+        if self.raw.status == 200:
+            for event in self.sse.feed(body):
+                self.raw.events.append((now, event.data))
+        else:
+            self.raw.body += body
+        finished = (self.chunked is not None and self.chunked.done) or (
+            self.length is not None and self.received >= self.length
+        )
+        if finished:
+            self._finish(now)
+
+    def _parse_head(self, head: bytes) -> None:
+        lines = head.decode("latin-1").split("\r\n")
+        parts = lines[0].split(" ", 2)
+        self.raw.status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            name = name.strip().lower()
+            if name == "transfer-encoding" and "chunked" in value.lower():
+                self.chunked = _ChunkedDecoder()
+            elif name == "content-length":
+                self.length = int(value.strip())
+
+    def _finish(self, now: float) -> None:
+        if self.raw.status == 200:
+            for event in self.sse.close():
+                self.raw.events.append((now, event.data))
+        if self.raw.t_end is None:
+            self.raw.t_end = now
+        if not self.done.done():
+            self.done.set_result(None)
+
+    def eof_received(self) -> bool | None:
+        truncated = not self.in_body or (self.chunked is not None and not self.chunked.done) or (
+            self.length is not None and self.received < self.length
+        )
+        if truncated and self.raw.error is None:
+            self.raw.error = "connection closed by the server before the response was complete"
+        self._finish(time.perf_counter())
+        return None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.done.done():
+            now = time.perf_counter()
+            if exc is not None or not self.in_body:
+                self.raw.error = f"connection lost: {exc or 'closed before a response'}"
+            self._finish(now)
+
+
+async def stream_request(
+    url: str, path: str, payload: dict[str, Any], *, timeout: float, api_key: str | None = None
+) -> RawStream:
+    """POST ``payload`` as JSON to ``url + path`` and collect the streamed response with arrival times.
+
+    Never raises for network or server trouble: the error is in ``RawStream.error`` and whatever arrived is kept.
+    """
+    parts = urlsplit(url)
+    host = parts.hostname or "127.0.0.1"
+    secure = parts.scheme == "https"
+    port = parts.port or (443 if secure else 80)
+    target = (parts.path.rstrip("/") + path) or "/"
+    body = json.dumps(payload).encode()
+    headers = [
+        f"POST {target} HTTP/1.1",
+        f"Host: {host}:{port}",
+        "Content-Type: application/json",
+        "Accept: text/event-stream",
+        f"Content-Length: {len(body)}",
+        "Connection: close",
+    ]
+    if api_key:
+        headers.append(f"Authorization: Bearer {api_key}")
+    request = ("\r\n".join(headers) + "\r\n\r\n").encode() + body
+    raw = RawStream(t_start=time.perf_counter())
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
+    transport: asyncio.BaseTransport | None = None
+    try:
+        async with asyncio.timeout(timeout):
+            transport, _ = await loop.create_connection(
+                lambda: _StreamProtocol(raw, done), host, port, ssl=ssl.create_default_context() if secure else None
+            )
+            assert isinstance(transport, asyncio.WriteTransport)
+            transport.write(request)
+            raw.t_sent = time.perf_counter()
+            await done
+    except TimeoutError:
+        raw.error = f"timeout: no complete response within {timeout:g} s"
+        raw.t_end = time.perf_counter()
+    except OSError as exc:
+        raw.error = f"connect failed: {exc}"
+        raw.t_end = time.perf_counter()
+    except asyncio.CancelledError:
+        # The run was interrupted (SIGINT / stop): keep what arrived, say why it ended. Deliberately not
+        # re-raised so the caller still gets this request's record and can write it.
+        raw.error = "interrupted: the run was stopped while this request was in flight"
+        raw.t_end = time.perf_counter()
+    finally:
+        if transport is not None:
+            transport.close()
+    if raw.error is None and raw.status != 200:
+        text = raw.body.decode("utf-8", errors="replace").strip()
+        raw.error = f"HTTP {raw.status}: {text[:300]}"
+    return raw
+
+
+__all__ = ["CONTENT_KEYS", "RawStream", "stream_request"]

@@ -1,0 +1,208 @@
+"""Workloads: the prompts and the request body every arm receives.
+
+Prompts come from a synthetic generator (``input_tokens`` exact when the server offers ``/tokenize`` and
+``/detokenize`` — llama.cpp and vLLM shapes are both tried — else an approximation of 4 characters per token,
+stated in ``input_tokens_source``), a ShareGPT-style JSON file (first human turn of each conversation) or a JSONL
+file (``prompt`` or ``text`` per line). Output length is fixed with ``max_tokens`` (plus ``ignore_eos`` and
+``min_tokens`` when asked, which the run warns distorts acceptance); temperature and seed are pinned.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from benchledger.errors import BenchError
+
+Endpoint = Literal["completions", "chat"]
+ENDPOINT_PATHS: dict[str, str] = {"completions": "/v1/completions", "chat": "/v1/chat/completions"}
+CHARS_PER_TOKEN_APPROX = 4
+
+_WORDS = (
+    "the model reads every weight once per step so memory bandwidth sets the pace of decoding while the draft "
+    "proposes a few tokens and the target checks them together accepted tokens come for free rejected ones cost "
+    "a verify step engineers measure time to first token time per output token and throughput at each level of "
+    "concurrency because support is not benefit and a plausible number is worse than an absent one"
+).split()
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One prompt and how its input length is known."""
+
+    text: str
+    input_tokens: int | None
+    input_tokens_source: str
+
+
+@dataclass(frozen=True)
+class RequestSpec:
+    """How every request of the run is made."""
+
+    endpoint: Endpoint = "completions"
+    model: str | None = None
+    output_tokens: int = 64
+    temperature: float | None = 0.0
+    seed: int | None = 0
+    ignore_eos: bool = False
+    min_tokens: bool = False
+    continuous_usage: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def payload(self, prompt: Prompt, request_seed: int | None = None) -> dict[str, Any]:
+        """The JSON body for one streamed request."""
+        body: dict[str, Any] = {"max_tokens": self.output_tokens, "stream": True}
+        body["stream_options"] = {"include_usage": True}
+        if self.continuous_usage:
+            body["stream_options"]["continuous_usage_stats"] = True
+        if self.model:
+            body["model"] = self.model
+        if self.endpoint == "chat":
+            body["messages"] = [{"role": "user", "content": prompt.text}]
+        else:
+            body["prompt"] = prompt.text
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        seed = request_seed if request_seed is not None else self.seed
+        if seed is not None:
+            body["seed"] = seed
+        if self.ignore_eos:
+            body["ignore_eos"] = True
+        if self.min_tokens:
+            body["min_tokens"] = self.output_tokens
+        body.update(self.extra)
+        return body
+
+
+def _text_for(index: int, n_words: int, seed: int) -> str:
+    rng = random.Random(seed * 1_000_003 + index)
+    return " ".join(rng.choice(_WORDS) for _ in range(n_words))
+
+
+class _Tokenizer:
+    """The server's tokenizer over HTTP (llama.cpp or vLLM request shapes)."""
+
+    def __init__(self, base_url: str, model: str | None) -> None:
+        import httpx
+
+        self.client = httpx.Client(base_url=base_url, timeout=30.0)
+        self.model = model
+        self.shape: str | None = None
+
+    def close(self) -> None:
+        self.client.close()
+
+    def tokenize(self, text: str) -> list[int] | None:
+        shapes = [self.shape] if self.shape else ["llamacpp", "vllm"]
+        for shape in shapes:
+            body: dict[str, Any] = {"content": text} if shape == "llamacpp" else {"prompt": text}
+            if shape == "vllm" and self.model:
+                body["model"] = self.model
+            try:
+                resp = self.client.post("/tokenize", json=body)
+            except Exception:
+                return None
+            if resp.status_code == 200 and isinstance(resp.json().get("tokens"), list):
+                self.shape = shape
+                return [int(t) if not isinstance(t, dict) else int(t["id"]) for t in resp.json()["tokens"]]
+        return None
+
+    def detokenize(self, tokens: list[int]) -> str | None:
+        body: dict[str, Any] = {"tokens": tokens}
+        if self.shape == "vllm" and self.model:
+            body["model"] = self.model
+        resp = self.client.post("/detokenize", json=body)
+        if resp.status_code != 200:
+            return None
+        data = resp.json()
+        text = data.get("content", data.get("prompt"))
+        return text if isinstance(text, str) else None
+
+
+def synthetic_prompts(n: int, input_tokens: int, base_url: str | None, model: str | None, seed: int) -> list[Prompt]:
+    """``n`` distinct prompts of exactly ``input_tokens`` tokens (server tokenizer) or approximately so."""
+    tok = _Tokenizer(base_url, model) if base_url else None
+    try:
+        if tok is not None and tok.tokenize("probe") is not None:
+            return [_exact_prompt(tok, i, input_tokens, seed) for i in range(n)]
+    finally:
+        if tok is not None:
+            tok.close()
+    chars = input_tokens * CHARS_PER_TOKEN_APPROX
+    out = []
+    for i in range(n):
+        text = _text_for(i, input_tokens, seed)[:chars]
+        out.append(Prompt(text=text, input_tokens=None, input_tokens_source="approx-4-chars-per-token"))
+    return out
+
+
+def _exact_prompt(tok: _Tokenizer, index: int, want: int, seed: int) -> Prompt:
+    text = _text_for(index, want + 8, seed)
+    ids = tok.tokenize(text) or []
+    while len(ids) < want:
+        text += " " + _text_for(index + 7919, want, seed)
+        ids = tok.tokenize(text) or []
+    candidate = ids[:want]
+    for _ in range(6):
+        decoded = tok.detokenize(candidate)
+        if decoded is None:
+            break
+        got = tok.tokenize(decoded) or []
+        if len(got) == want:
+            return Prompt(text=decoded, input_tokens=want, input_tokens_source="server-tokenize")
+        candidate = got[:want] if len(got) > want else candidate + ids[len(candidate) : len(candidate) + want - len(got)]
+    raise BenchError(f"could not build a prompt of exactly {want} tokens with the server's tokenizer")
+
+
+def load_prompt_file(path: Path, n: int | None = None) -> list[Prompt]:
+    """Prompts from a ShareGPT-style JSON list or a JSONL file (``prompt``/``text`` per line)."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BenchError(f"{path}: cannot read prompt file: {exc}") from exc
+    texts: list[str] = []
+    if path.suffix == ".jsonl":
+        for lineno, line in enumerate(raw.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError as exc:
+                raise BenchError(f"{path}:{lineno}: invalid JSON: {exc}") from exc
+            text = obj.get("prompt", obj.get("text")) if isinstance(obj, dict) else None
+            if not isinstance(text, str):
+                raise BenchError(f"{path}:{lineno}: expected an object with a string 'prompt' or 'text'")
+            texts.append(text)
+    else:
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:
+            raise BenchError(f"{path}: invalid JSON: {exc}") from exc
+        if not isinstance(data, list):
+            raise BenchError(f"{path}: expected a ShareGPT-style list of conversations")
+        for i, conv in enumerate(data):
+            turns = conv.get("conversations") if isinstance(conv, dict) else None
+            if not isinstance(turns, list):
+                raise BenchError(f"{path}: item {i}: expected a 'conversations' list")
+            human = next((t.get("value") for t in turns if isinstance(t, dict) and t.get("from") in ("human", "user")), None)
+            if isinstance(human, str) and human.strip():
+                texts.append(human)
+    if not texts:
+        raise BenchError(f"{path}: no prompts found")
+    if n is not None:
+        texts = texts[:n]
+    return [Prompt(text=t, input_tokens=None, input_tokens_source="server-usage") for t in texts]
+
+
+__all__ = [
+    "CHARS_PER_TOKEN_APPROX",
+    "ENDPOINT_PATHS",
+    "Endpoint",
+    "Prompt",
+    "RequestSpec",
+    "load_prompt_file",
+    "synthetic_prompts",
+]

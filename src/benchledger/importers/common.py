@@ -1,0 +1,209 @@
+"""Shared building blocks of every importer: input files with their sha256, idempotent ids, provenance helpers.
+
+Two kinds of provenance come out of an import:
+
+- ``measured`` — the imported file is a tool's own output (vLLM ``bench serve``, AIPerf, GuideLLM). It is stored
+  byte for byte as a run artifact under ``<ledger>/runs/imports/<sha256[:12]>/<filename>``; every number points
+  at that folder (``run``) and at the file's sha256.
+- ``quoted`` — the imported file is a public record (autobench page, inference-research JSON, MLPerf summary).
+  Its text becomes a source record's stored excerpt and every number carries a verbatim quote from it.
+
+Every condition an input does not state is ``Unknown(unknown="source_omits")`` — never a default.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from benchledger.errors import ImportFormatError
+from benchledger.schema import Known, Parallelism, Quantity, Result, Unknown
+from benchledger.schema.provenance import Condition
+
+RUNS_IMPORT_DIR = "runs/imports"
+"""Run artifacts of measured imports live in ``<ledger>/runs/imports/<sha prefix>/``."""
+SHA_PREFIX = 12
+ID_HASH_LEN = 8
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """One file given to an importer: its bytes, decoded text and sha256."""
+
+    path: Path
+    data: bytes
+    sha256: str
+
+    @property
+    def text(self) -> str:
+        return self.data.decode("utf-8")
+
+    @property
+    def run_dir(self) -> str:
+        """Run folder (relative to the ledger root) that holds this file as a measured artifact."""
+        return f"{RUNS_IMPORT_DIR}/{self.sha256[:SHA_PREFIX]}"
+
+    @property
+    def artifact_path(self) -> str:
+        return f"{self.run_dir}/{self.path.name}"
+
+
+def read_input(path: Path | str) -> InputFile:
+    """Read a file to import; an unreadable or non-UTF-8 file is an ``ImportFormatError``."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ImportFormatError(path, "", f"cannot read the file ({exc.strerror or exc})") from None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ImportFormatError(path, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    return InputFile(path=path, data=data, sha256=hashlib.sha256(data).hexdigest())
+
+
+def slugify(text: str) -> str:
+    """Lower-case kebab slug matching the ledger id pattern (``[a-z0-9]`` runs joined by ``-``)."""
+    return "-".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def record_id(prefix: str, *hash_parts: str) -> str:
+    """An idempotent id: ``<slug(prefix)>-<first 8 hex of sha256(parts)>``; same input → same id."""
+    digest = hashlib.sha256("\x1f".join(hash_parts).encode()).hexdigest()[:ID_HASH_LEN]
+    slug = slugify(prefix)
+    return f"{slug}-{digest}" if slug else digest
+
+
+def omitted(note: str = "") -> Unknown:
+    """A condition the input does not state."""
+    return Unknown(unknown="source_omits", note=note)
+
+
+def measured(value: float, unit: str, src: InputFile, note: str = "") -> Quantity:
+    """A number taken from a tool's output file stored as a run artifact."""
+    return Quantity(value=value, unit=unit, provenance="measured", run=src.run_dir, sha256=src.sha256,
+                    basis="measured", note=note)
+
+
+def measured_result(metric: str, stat: str, value: float, unit: str, src: InputFile, definition: str,
+                    note: str = "") -> Result:
+    """A measured ``Result`` with the tool's metric definition named."""
+    return Result.model_validate({
+        "metric": metric, "stat": stat, "value": value, "unit": unit, "provenance": "measured",
+        "run": src.run_dir, "sha256": src.sha256, "basis": "measured", "definition": definition, "note": note,
+    })
+
+
+def quoted(value: float, unit: str, quote: str, source: str, note: str = "") -> Quantity:
+    """A number with the verbatim text that states it."""
+    return Quantity(value=value, unit=unit, provenance="quoted", quote=quote, source=source,
+                    basis="source-text", note=note)
+
+
+def quoted_result(metric: str, stat: str, value: float, unit: str, quote: str, source: str, definition: str,
+                  note: str = "") -> Result:
+    """A quoted ``Result`` with the source's metric definition named."""
+    return Result.model_validate({
+        "metric": metric, "stat": stat, "value": value, "unit": unit, "provenance": "quoted", "quote": quote,
+        "source": source, "basis": "source-text", "definition": definition, "note": note,
+    })
+
+
+def known(value: str | int | float | bool, quote: str | None = None, source: str | None = None,
+          note: str = "") -> Condition:
+    """A stated condition; a bare scalar when there is nothing to attach."""
+    if quote is None and not note:
+        return value
+    return Known(value=value, quote=quote, source=source, note=note)
+
+
+def fill_omitted(model: BaseModel, note: str = "") -> None:
+    """Set every condition field still ``None`` on a Subject/Workload to ``source_omits`` (in place)."""
+    for name, info in type(model).model_fields.items():
+        if getattr(model, name) is not None:
+            continue
+        if name == "parallelism":
+            setattr(model, name, Parallelism(tp=omitted(note)))
+        elif _is_condition(info.annotation):
+            setattr(model, name, omitted(note))
+
+
+def _is_condition(annotation: Any) -> bool:
+    text = str(annotation)
+    return "Known" in text and "Unknown" in text
+
+
+def distribution(values: list[float]) -> Condition | None:
+    """A token-length condition from per-request values: the value when all equal, else mean and range."""
+    if not values:
+        return None
+    low, high = min(values), max(values)
+    if low == high:
+        return int(low) if float(low).is_integer() else low
+    mean = sum(values) / len(values)
+    return f"mean {mean:.6g} (min {low:g}, max {high:g}, n={len(values)})"
+
+
+def number(data: Mapping[str, Any], key: str, src: Path, where: str = "") -> float:
+    """A required numeric field; anything else is an ``ImportFormatError`` naming the key."""
+    if key not in data:
+        raise ImportFormatError(src, f"{where}{key}", "missing (required key)")
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ImportFormatError(src, f"{where}{key}", f"expected a number, got {value!r}")
+    return float(value)
+
+
+def optional_number(data: Mapping[str, Any], key: str, src: Path, where: str = "") -> float | None:
+    """A numeric field that may be absent or null; present with another type is an error."""
+    if data.get(key) is None:
+        return None
+    return number(data, key, src, where)
+
+
+def mapping(value: Any, key: str, src: Path) -> dict[str, Any]:
+    """A JSON object field, or an ``ImportFormatError``."""
+    if not isinstance(value, dict):
+        raise ImportFormatError(src, key, f"expected an object, got {type(value).__name__}")
+    return value
+
+
+@dataclass
+class ImportOptions:
+    """What the user asked for on the command line."""
+
+    source: str | None = None
+    id_prefix: str | None = None
+    model: str | None = None
+    engine: str | None = None
+    accelerator: str | None = None
+    retrieved: dt.date = field(default_factory=dt.date.today)
+
+
+__all__ = [
+    "ID_HASH_LEN",
+    "RUNS_IMPORT_DIR",
+    "ImportOptions",
+    "InputFile",
+    "distribution",
+    "fill_omitted",
+    "known",
+    "mapping",
+    "measured",
+    "measured_result",
+    "number",
+    "omitted",
+    "optional_number",
+    "quoted",
+    "quoted_result",
+    "read_input",
+    "record_id",
+    "slugify",
+]

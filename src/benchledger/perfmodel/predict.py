@@ -1,0 +1,204 @@
+"""``predict``: per-stream and aggregate tok/s, TPOT, speedup and the physical ceiling of one configuration.
+
+``D`` devices run ``D / TP`` replicas; each replica serves ``⌈B / replicas⌉`` sequences. A step yields ``AL``
+tokens per sequence (1 without speculation), so per stream ``tok/s = AL / t_step``, aggregate ``= B · AL / t_step``
+and ``TPOT = t_step / AL``. The ceiling is the same configuration with η = 1, t0 = 0, φ = 1 and free links.
+Every parameter used is listed in ``assumptions`` with its origin (a calibration record id or ``default``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from benchledger.perfmodel.architecture import ModelSpec
+from benchledger.perfmodel.formats import FormatSpec
+from benchledger.perfmodel.hardware import HardwareSpec
+from benchledger.perfmodel.roofline import IDEAL, Efficiency, StepConfig, StepTime, step_time
+from benchledger.perfmodel.specdec import SpecConfig, acceptance_length, spec_step_time
+
+LIMITING_SHARE = 0.15
+"""A term is named in ``limiting`` when it takes at least this share of the step."""
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """One parameter the prediction used and where it came from."""
+
+    name: str
+    value: float | str
+    unit: str
+    origin: str
+    """A calibration record id, 'default', 'input', or 'record:<id>' for reference data."""
+
+
+@dataclass(frozen=True)
+class Params:
+    """Efficiency parameters plus the origin of each (calibration id or 'default')."""
+
+    eff: Efficiency = field(default_factory=Efficiency)
+    origins: dict[str, str] = field(default_factory=dict)
+
+    def origin(self, name: str) -> str:
+        return self.origins.get(name, "default")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Everything one prediction needs."""
+
+    model: ModelSpec
+    hardware: HardwareSpec
+    weights: FormatSpec
+    kv: FormatSpec
+    lm_head: FormatSpec
+    context: float
+    concurrency: int
+    devices: int = 1
+    tp: int | None = None
+    engine: str | None = None
+    spec: SpecConfig | None = None
+    provenance: dict[str, str] = field(default_factory=dict)
+    """Reference inputs → record ids they came from (for the assumptions list)."""
+
+    @property
+    def tp_size(self) -> int:
+        return self.tp if self.tp is not None else self.devices
+
+    @property
+    def replicas(self) -> int:
+        return max(self.devices // max(self.tp_size, 1), 1)
+
+    @property
+    def batch_per_replica(self) -> int:
+        return math.ceil(self.concurrency / self.replicas)
+
+    def step_config(self) -> StepConfig:
+        return StepConfig(
+            model=self.model, hardware=self.hardware, weights=self.weights, kv=self.kv, lm_head=self.lm_head,
+            batch=float(self.batch_per_replica), context=float(self.context), tp=self.tp_size,
+        )
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """The model's answer for one scenario."""
+
+    tok_s_per_stream: float
+    aggregate_tok_s: float
+    tpot_ms: float
+    ceiling_tok_s_per_stream: float
+    acceptance_length: float
+    speedup: float | None
+    limiting: list[str]
+    step: StepTime
+    baseline_step: StepTime | None
+    assumptions: list[Assumption]
+
+    @property
+    def ceiling_aggregate_tok_s(self) -> float:
+        return self.ceiling_tok_s_per_stream * (self.aggregate_tok_s / self.tok_s_per_stream)
+
+    def to_json(self) -> dict[str, Any]:
+        def terms(step: StepTime | None) -> list[dict[str, Any]] | None:
+            if step is None:
+                return None
+            return [
+                {"name": t.name, "ms": round(t.seconds * 1e3, 4), "share": round(step.share(t.name), 4),
+                 "bound": t.bound, "bytes": t.bytes, "flops": t.flops, "detail": t.detail}
+                for t in step.terms
+            ]
+
+        return {
+            "tok_s_per_stream": round(self.tok_s_per_stream, 4),
+            "aggregate_tok_s": round(self.aggregate_tok_s, 4),
+            "tpot_ms": round(self.tpot_ms, 4),
+            "ceiling_tok_s_per_stream": round(self.ceiling_tok_s_per_stream, 4),
+            "ceiling_aggregate_tok_s": round(self.ceiling_aggregate_tok_s, 4),
+            "acceptance_length": round(self.acceptance_length, 4),
+            "speedup": None if self.speedup is None else round(self.speedup, 4),
+            "limiting": self.limiting,
+            "step_ms": round(self.step.seconds * 1e3, 4),
+            "terms": terms(self.step),
+            "baseline_terms": terms(self.baseline_step),
+            "assumptions": [a.__dict__ for a in self.assumptions],
+        }
+
+
+def _step(sc: Scenario, eff: Efficiency) -> tuple[StepTime, float]:
+    cfg = sc.step_config()
+    if sc.spec is None:
+        return step_time(cfg, eff), 1.0
+    al = acceptance_length(sc.spec.k, sc.spec.rates, sc.spec.acceptance_length)
+    return spec_step_time(cfg, sc.spec, eff), al
+
+
+def limiting_terms(step: StepTime) -> list[str]:
+    """Names of the terms that take at least ``LIMITING_SHARE`` of the step, largest first."""
+    ranked = sorted(step.terms, key=lambda t: -t.seconds)
+    named = [t.name for t in ranked if step.share(t.name) >= LIMITING_SHARE]
+    return named or [ranked[0].name]
+
+
+def predict(sc: Scenario, params: Params | None = None) -> Prediction:
+    """Predict tok/s, TPOT, speedup (vs the same config without speculation) and the ceiling."""
+    params = params or Params()
+    eff = params.eff
+    step, al = _step(sc, eff)
+    ceiling_step, _ = _step(sc, IDEAL)
+    per_stream = al / step.seconds
+    speedup: float | None = None
+    base_step: StepTime | None = None
+    if sc.spec is not None:
+        base_step, _ = _step(replace(sc, spec=None), eff)
+        speedup = al * base_step.seconds / step.seconds
+    return Prediction(
+        tok_s_per_stream=per_stream,
+        aggregate_tok_s=per_stream * sc.concurrency,
+        tpot_ms=1e3 * step.seconds / al,
+        ceiling_tok_s_per_stream=al / ceiling_step.seconds,
+        acceptance_length=al,
+        speedup=speedup,
+        limiting=limiting_terms(step),
+        step=step,
+        baseline_step=base_step,
+        assumptions=_assumptions(sc, params, al),
+    )
+
+
+def _assumptions(sc: Scenario, params: Params, al: float) -> list[Assumption]:
+    eff = params.eff
+    out = [
+        Assumption("eta_m", eff.eta_m, "fraction of peak bandwidth", params.origin("eta_m")),
+        Assumption("eta_c", eff.eta_c, "fraction of peak compute", params.origin("eta_c")),
+        Assumption("t0_ms", eff.t0 * 1e3, "ms per step", params.origin("t0_ms")),
+    ]
+    if sc.spec is not None:
+        out.append(Assumption("phi", eff.phi, "verify attention factor", params.origin("phi")))
+    if sc.tp_size > 1:
+        link = sc.hardware.link_bandwidth
+        out.append(Assumption("allreduce_latency_us", eff.allreduce_latency * 1e6, "µs per all-reduce", "default"))
+        out.append(Assumption("link_gbs", (link or eff.link_bandwidth) / 1e9, "GB/s per direction",
+                              f"record:{sc.hardware.link_id}" if link else "default"))
+    hw = sc.hardware
+    out.append(Assumption("bandwidth_gbs", hw.bandwidth / 1e9, "GB/s per device", sc.provenance.get("hardware", "input")))
+    precision, peak, how = hw.gemm_peak(sc.weights.id)
+    out.append(Assumption("gemm_peak_tflops", "unknown" if peak is None else round(peak / 1e12, 3),
+                          f"TFLOP/s dense ({precision}): {how}", sc.provenance.get("hardware", "input")))
+    out.extend(Assumption("peak_note", note, "", sc.provenance.get("hardware", "input")) for note in hw.notes)
+    for label, fmt in (("weights", sc.weights), ("kv", sc.kv), ("lm_head", sc.lm_head)):
+        out.append(Assumption(f"{label}_bytes_per_param", fmt.bytes_per_param, f"bytes ({fmt.id})",
+                              sc.provenance.get(label, "input")))
+    if sc.model.mtp_params_estimated and sc.spec is not None and sc.spec.method not in ("ngram", "suffix"):
+        out.append(Assumption("mtp_layer_params", sc.model.mtp_layer_params, "parameters",
+                              "default: one average layer + 2H² projection (record has no mtp_params)"))
+    if sc.spec is not None:
+        out.append(Assumption("acceptance_length", al, "tokens per step",
+                              "input" if sc.spec.acceptance_length is not None else "input: 1 + Σ r_i"))
+        out.append(Assumption("state_snapshots_per_position", str(sc.spec.state_snapshots), "",
+                              sc.provenance.get("state_snapshots", "default")))
+    return out
+
+
+__all__ = ["LIMITING_SHARE", "Assumption", "Params", "Prediction", "Scenario", "limiting_terms", "predict"]

@@ -1,0 +1,175 @@
+"""Per-step time of a decode or verify forward on TP-sharded devices, as a sum of named terms (perf-model.md §1.3).
+
+Each operator class costs ``max(bytes / (η_m·BW), flops / (η_c·P))`` per device; the step adds a fixed per-step
+overhead ``t0`` and the tensor-parallel all-reduces. A verify forward carries ``T`` query tokens per sequence:
+its attention term is multiplied by the verify-kernel factor ``φ`` (≈1 when a multi-query decode kernel reads
+the KV once; ≈T or worse when ``q_len > 1`` falls back to a prefill kernel), and on vLLM's native speculative
+path a hybrid model writes one recurrent-state snapshot per query position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from benchledger.perfmodel.architecture import ModelSpec
+from benchledger.perfmodel.formats import FormatSpec
+from benchledger.perfmodel.hardware import HardwareSpec
+
+ACTIVATION_BYTES = 2.0
+"""Bytes per activation element moved by a TP all-reduce (bf16)."""
+
+
+@dataclass(frozen=True)
+class Efficiency:
+    """The knobs calibration fits: fractions of peak reached, per-step overhead, verify-kernel factor."""
+
+    eta_m: float = 0.75
+    eta_c: float = 0.5
+    t0: float = 0.002
+    phi: float = 1.0
+    allreduce_latency: float = 10e-6
+    link_bandwidth: float = 32e9
+    """Used when the hardware's link is unknown (bytes/s per direction; ≈ PCIe 4.0 x16)."""
+
+
+IDEAL = Efficiency(eta_m=1.0, eta_c=1.0, t0=0.0, phi=1.0, allreduce_latency=0.0, link_bandwidth=float("inf"))
+"""η = 1, no overhead, ideal verify kernel, free links: the physical ceiling."""
+
+
+@dataclass(frozen=True)
+class Term:
+    """One named cost of a step, per device."""
+
+    name: str
+    seconds: float
+    bytes: float = 0.0
+    flops: float = 0.0
+    bound: str = "memory"
+    """'memory', 'compute' or 'fixed'."""
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class StepTime:
+    """The terms of one step and their sum."""
+
+    terms: tuple[Term, ...]
+
+    @property
+    def seconds(self) -> float:
+        return sum(t.seconds for t in self.terms)
+
+    def term(self, name: str) -> Term | None:
+        return next((t for t in self.terms if t.name == name), None)
+
+    def share(self, name: str) -> float:
+        term = self.term(name)
+        return term.seconds / self.seconds if term is not None and self.seconds > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class StepConfig:
+    """What one forward processes: model, hardware, formats, sharding and load."""
+
+    model: ModelSpec
+    hardware: HardwareSpec
+    weights: FormatSpec
+    kv: FormatSpec
+    lm_head: FormatSpec
+    batch: float
+    context: float
+    tp: int = 1
+    query_tokens: int = 1
+    state_writes: int = 1
+    """Recurrent-state writes per sequence per step (1 plain; T on vLLM's native speculative path)."""
+    expert_union: str = "expected"
+    notes: list[str] = field(default_factory=list)
+
+
+def op_time(bytes_: float, flops: float, bandwidth: float, peak: float | None, eff: Efficiency) -> tuple[float, str]:
+    """``max(bytes/(η_m·BW), flops/(η_c·P))`` and which side bound it."""
+    t_mem = bytes_ / (eff.eta_m * bandwidth)
+    t_comp = flops / (eff.eta_c * peak) if peak else 0.0
+    return (t_comp, "compute") if t_comp > t_mem else (t_mem, "memory")
+
+
+def kv_shards(model: ModelSpec, tp: int) -> int:
+    """How many ways the KV cache is split by TP (KV heads; MLA's latent is replicated)."""
+    if model.attention == "mla":
+        return 1
+    return max(1, min(tp, model.num_kv_heads))
+
+
+def forward_terms(cfg: StepConfig, eff: Efficiency) -> list[Term]:
+    """The memory/compute terms of one target forward (decode when T=1, verify when T>1)."""
+    m, hw, tp = cfg.model, cfg.hardware, max(cfg.tp, 1)
+    tokens = cfg.batch * cfg.query_tokens
+    verify = cfg.query_tokens > 1
+    terms: list[Term] = []
+
+    _, peak_w, _ = hw.gemm_peak(cfg.weights.id)
+    w_bytes = m.body_params_streamed(tokens, cfg.expert_union) * cfg.weights.bytes_per_param / tp
+    w_flops = 2.0 * tokens * m.body_params_active / tp
+    secs, bound = op_time(w_bytes, w_flops, hw.bandwidth, peak_w, eff)
+    detail = f"N={tokens:g} rows"
+    if m.is_moe:
+        detail += f", {m.expert_union(tokens) if cfg.expert_union == 'expected' else m.experts_active:.1f} experts/layer"
+    terms.append(Term("weights", secs, w_bytes, w_flops, bound, detail))
+
+    _, peak_h, _ = hw.gemm_peak(cfg.lm_head.id)
+    h_bytes = m.lm_head_params * cfg.lm_head.bytes_per_param / tp
+    h_flops = 2.0 * tokens * m.lm_head_params / tp
+    secs, bound = op_time(h_bytes, h_flops, hw.bandwidth, peak_h, eff)
+    terms.append(Term("lm_head", secs, h_bytes, h_flops, bound, f"V·H={m.lm_head_params:.3g}"))
+
+    _, peak_a, _ = hw.gemm_peak("bf16")
+    a_bytes = cfg.batch * m.kv_bytes_per_sequence(cfg.context, cfg.kv.bytes_per_param) / kv_shards(m, tp)
+    a_flops = tokens * m.attention_flops_per_query(cfg.context) / tp
+    secs, bound = op_time(a_bytes, a_flops, hw.bandwidth, peak_a, eff)
+    if verify:
+        terms.append(Term("verify_attention", secs * eff.phi, a_bytes, a_flops, bound,
+                          f"φ={eff.phi:g} × KV of {cfg.context:g} tokens, T={cfg.query_tokens}"))
+    else:
+        terms.append(Term("attention", secs, a_bytes, a_flops, bound, f"KV of {cfg.context:g} tokens"))
+
+    if m.recurrent_state_bytes > 0:
+        s_bytes = cfg.batch * m.recurrent_state_bytes * (1 + cfg.state_writes) / tp
+        secs, bound = op_time(s_bytes, 0.0, hw.bandwidth, None, eff)
+        terms.append(Term("recurrent_state", secs, s_bytes, 0.0, bound,
+                          f"1 read + {cfg.state_writes} write(s) per sequence"))
+
+    terms.extend(allreduce_terms(m.allreduces_per_forward, tokens, m.hidden, hw, tp, eff, "tp_allreduce"))
+    return terms
+
+
+def allreduce_terms(count: int, tokens: float, hidden: int, hw: HardwareSpec, tp: int, eff: Efficiency,
+                    name: str) -> list[Term]:
+    """Ring all-reduces of ``tokens × hidden`` activations: α per call + 2(TP−1)/TP · bytes / link."""
+    if tp <= 1 or count == 0:
+        return []
+    link = hw.link_bandwidth or eff.link_bandwidth
+    payload = tokens * hidden * ACTIVATION_BYTES
+    per_call = eff.allreduce_latency + 2.0 * (tp - 1) / tp * payload / link
+    return [Term(name, count * per_call, count * payload, 0.0, "fixed", f"{count} all-reduces over TP={tp}")]
+
+
+def step_time(cfg: StepConfig, eff: Efficiency) -> StepTime:
+    """One plain (or verify) step: forward terms + per-step overhead t0."""
+    terms = forward_terms(cfg, eff)
+    if eff.t0 > 0:
+        terms.append(Term("overhead", eff.t0, bound="fixed", detail="per-step overhead t0"))
+    return StepTime(tuple(terms))
+
+
+__all__ = [
+    "IDEAL",
+    "Efficiency",
+    "StepConfig",
+    "StepTime",
+    "Term",
+    "allreduce_terms",
+    "forward_terms",
+    "kv_shards",
+    "op_time",
+    "step_time",
+]
