@@ -6,11 +6,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from pydantic import BaseModel
-
 from benchledger.audit.numbers import normalise_space
 from benchledger.ledger.store import Ledger
 from benchledger.schema import Benchmark, FeatureClaim, Known, Quantity, Record, Source
+from benchledger.schema.walk import walk_evidence
 
 
 @dataclass(frozen=True)
@@ -46,24 +45,8 @@ class AuditContext:
     def evidence(self) -> Iterator[Evidence]:
         """Every Quantity, Known condition and FeatureClaim in every record, with its dotted field path."""
         for record in self.ledger:
-            yield from _walk(record, record, "")
-
-
-def _walk(record: Record, node: object, path: str) -> Iterator[Evidence]:
-    if isinstance(node, Quantity | Known | FeatureClaim):
-        yield Evidence(record, path, node)
-    if isinstance(node, BaseModel):
-        for name in type(node).model_fields:
-            if name == "body":
-                continue
-            yield from _walk(record, getattr(node, name), f"{path}.{name}" if path else name)
-    elif isinstance(node, list):
-        for index, item in enumerate(node):
-            label = getattr(item, "name", None) if isinstance(item, BaseModel) else None
-            yield from _walk(record, item, f"{path}.{label or index}")
-    elif isinstance(node, dict):
-        for key, item in node.items():
-            yield from _walk(record, item, f"{path}.{key}")
+            for path, item in walk_evidence(record):
+                yield Evidence(record, path, item)
 
 
 __all__ = ["AuditContext", "Evidence"]

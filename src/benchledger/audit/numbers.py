@@ -11,7 +11,7 @@ import re
 from decimal import Decimal
 
 _NUMBER = re.compile(
-    r"(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?P<suffix>[kKM](?![A-Za-z]))?"
+    r"(?<![\d.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?P<suffix>[kKM](?![A-Za-z]))?"
 )
 _SUFFIX = {"k": 1e3, "K": 1e3, "M": 1e6}
 _SCALES = (1.0, 1e3, 1e-3, 1e2, 1e-2, 1e6, 1e-6, 1e9, 1e-9)

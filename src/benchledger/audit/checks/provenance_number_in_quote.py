@@ -10,6 +10,9 @@ from benchledger.audit.finding import Finding
 from benchledger.audit.numbers import value_in_text
 from benchledger.schema import Known, Quantity
 
+TEXT_FIELDS = {"engine_version", "image", "engine_flags", "config"}
+"""Text conditions whose value must be written in the quote (ids such as format ids are mapped, not quoted)."""
+
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
     for ev in ctx.evidence():
@@ -24,6 +27,6 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
                 unit = f" {item.unit}" if isinstance(item, Quantity) else ""
                 yield Finding("provenance.number-not-in-quote", "error", ev.record.id, f"{ev.field}.value",
                               f"{value}{unit} is not written in its quote {item.quote!r}")
-        elif value.lower() not in item.quote.lower():
+        elif ev.field.rsplit(".", 1)[-1] in TEXT_FIELDS and value.lower() not in item.quote.lower():
             yield Finding("provenance.value-not-in-quote", "warning", ev.record.id, f"{ev.field}.value",
                           f"{value!r} does not appear in its quote {item.quote!r}")

@@ -1,0 +1,102 @@
+"""Run outputs on disk: raw requests appended line by line, JSON files written atomically, content hashes.
+
+``requests.jsonl`` is opened for append and flushed after every line, so a crash or SIGINT loses nothing that
+was measured and never leaves a half line. Summaries and other JSON files go through a temporary file and
+``os.replace`` so a reader never sees a partial file. NaN floats are written as ``null``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from pathlib import Path
+from typing import IO, Any
+
+REQUESTS_FILE = "requests.jsonl"
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    return value
+
+
+def dumps(value: Any) -> str:
+    """Deterministic JSON (sorted keys, NaN → null)."""
+    return json.dumps(_clean(value), sort_keys=True, ensure_ascii=False)
+
+
+class RequestsWriter:
+    """Appends one JSON object per line to ``folder/requests.jsonl``; flushes each line."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / REQUESTS_FILE
+        self._fh: IO[str] | None = self.path.open("a", encoding="utf-8")
+        self.count = 0
+
+    def write(self, record: dict[str, Any]) -> None:
+        """Append ``record`` as one line and flush it to the OS."""
+        if self._fh is None:
+            raise ValueError(f"{self.path} is closed")
+        self._fh.write(dumps(record) + "\n")
+        self._fh.flush()
+        self.count += 1
+
+    def close(self) -> None:
+        """Flush to disk and close."""
+        if self._fh is not None:
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+            self._fh.close()
+            self._fh = None
+
+
+def write_json(path: Path, value: Any) -> Path:
+    """Write ``value`` as indented JSON atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(_clean(value), indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def write_text(path: Path, text: str) -> Path:
+    """Write text atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def read_requests(folder: Path) -> list[dict[str, Any]]:
+    """All complete lines of ``folder/requests.jsonl`` (a torn last line, if any, is skipped)."""
+    path = folder / REQUESTS_FILE
+    out: list[dict[str, Any]] = []
+    if not path.exists():
+        return out
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out
+
+
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+__all__ = ["REQUESTS_FILE", "RequestsWriter", "dumps", "read_requests", "sha256_file", "write_json", "write_text"]

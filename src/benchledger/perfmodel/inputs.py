@@ -1,0 +1,239 @@
+"""The adapter between the ledger and the pure model: records → ``Scenario`` / ``Params``, arms → measurements.
+
+This is the only perfmodel module that looks at ledger records; it does no file I/O itself (the caller loads
+the ``Ledger``). Anything a prediction needs that a record leaves unknown is either an explicit error
+(``MissingInputError``) or a stated default listed in the prediction's assumptions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from benchledger.ledger.store import Ledger
+from benchledger.perfmodel.architecture import model_from_record
+from benchledger.perfmodel.errors import MissingInputError
+from benchledger.perfmodel.formats import FormatSpec, format_from_record
+from benchledger.perfmodel.hardware import HardwareSpec, hardware_from_records
+from benchledger.perfmodel.predict import Params, Scenario
+from benchledger.perfmodel.roofline import Efficiency
+from benchledger.perfmodel.specdec import SpecConfig
+from benchledger.schema import (
+    Accelerator,
+    Arm,
+    Benchmark,
+    Calibration,
+    Condition,
+    Format,
+    Interconnect,
+    ModelArch,
+    Quantity,
+    condition_value,
+    effective_subject,
+    effective_workload,
+)
+
+WIDE_FORMATS = ("bf16", "fp16", "fp32")
+DEFAULT_KV = "bf16"
+PARAM_NAMES = ("eta_m", "eta_c", "t0_ms", "phi")
+
+
+def _get(ledger: Ledger, kind: str, record_id: str, cls: type) -> object:
+    record = ledger.records.get(record_id)
+    if record is None or record.kind != kind or not isinstance(record, cls):
+        raise MissingInputError(record_id, "id", f"no {kind} record {record_id!r} in the ledger at {ledger.root}")
+    return record
+
+
+def format_spec(ledger: Ledger, format_id: str) -> FormatSpec:
+    record = _get(ledger, "format", format_id, Format)
+    assert isinstance(record, Format)
+    return format_from_record(record)
+
+
+def hardware_spec(ledger: Ledger, accelerator_id: str, count: int = 1, links: list[str] | None = None) -> HardwareSpec:
+    record = _get(ledger, "accelerator", accelerator_id, Accelerator)
+    assert isinstance(record, Accelerator)
+    ids = list(links or []) + list(record.interconnects)
+    found = [r for i in ids if isinstance(r := ledger.records.get(i), Interconnect)]
+    return hardware_from_records(record, found, count)
+
+
+def scenario_for(
+    ledger: Ledger, *, model: str, hardware: str, weights: str, context: float, concurrency: int,
+    devices: int = 1, tp: int | None = None, kv: str | None = None, lm_head: str | None = None,
+    engine: str | None = None, spec: SpecConfig | None = None, links: list[str] | None = None,
+) -> Scenario:
+    """A ``Scenario`` from record ids. KV defaults to bf16 and the lm_head to bf16 (stated in assumptions)."""
+    model_record = _get(ledger, "model", model, ModelArch)
+    assert isinstance(model_record, ModelArch)
+    head = lm_head or (weights if weights in WIDE_FORMATS else "bf16")
+    kv_id = kv or DEFAULT_KV
+    provenance = {
+        "hardware": f"record:{hardware}", "weights": f"record:{weights}",
+        "kv": f"record:{kv_id}" if kv else f"default (bf16), record:{kv_id}",
+        "lm_head": f"record:{head}" if lm_head else f"default (lm_head left in {head}), record:{head}",
+    }
+    if spec is not None:
+        provenance["state_snapshots"] = f"engine {engine}: " + ("vLLM native path" if spec.state_snapshots else "one write")
+    return Scenario(
+        model=model_from_record(model_record), hardware=hardware_spec(ledger, hardware, devices, links),
+        weights=format_spec(ledger, weights), kv=format_spec(ledger, kv_id), lm_head=format_spec(ledger, head),
+        context=context, concurrency=concurrency, devices=devices, tp=tp, engine=engine, spec=spec,
+        provenance=provenance,
+    )
+
+
+def snapshots_per_position(engine: str | None) -> bool:
+    """vLLM (and its forks) write one recurrent-state snapshot per verified position (vllm#49887)."""
+    return engine is not None and "vllm" in engine
+
+
+def find_calibration(ledger: Ledger, accelerator: str, engine: str | None) -> Calibration | None:
+    """The calibration record for (accelerator, engine), if any (the last by id when several)."""
+    found = [c for c in ledger.typed("calibration", Calibration)
+             if c.accelerator == accelerator and (engine is None or c.engine == engine)]
+    return sorted(found, key=lambda c: c.id)[-1] if found else None
+
+
+def params_for(ledger: Ledger, accelerator: str, engine: str | None) -> Params:
+    """Efficiency parameters from the matching calibration record; defaults (stated) where none is fitted."""
+    cal = find_calibration(ledger, accelerator, engine)
+    if cal is None:
+        return Params()
+    return params_from_calibration(cal)
+
+
+def params_from_calibration(cal: Calibration) -> Params:
+    base = Efficiency()
+    values = {k: float(q.value) for k, q in cal.parameters.items()}
+    eff = Efficiency(
+        eta_m=values.get("eta_m", base.eta_m), eta_c=values.get("eta_c", base.eta_c),
+        t0=values.get("t0_ms", base.t0 * 1e3) / 1e3, phi=values.get("phi", base.phi),
+    )
+    return Params(eff, {name: cal.id for name in PARAM_NAMES if name in values})
+
+
+# --- arms -------------------------------------------------------------------------------------------------
+def number(cond: Condition | None) -> float | None:
+    """A known numeric condition as float, else None."""
+    value = condition_value(cond)
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def text(cond: Condition | None) -> str | None:
+    value = condition_value(cond)
+    return None if value is None else str(value)
+
+
+def _fraction(q: Quantity) -> float:
+    v = float(q.value)
+    return v / 100.0 if q.unit.strip() == "%" or v > 1.0 else v
+
+
+def arm_spec(record: Benchmark, arm: Arm, engine: str) -> SpecConfig | str | None:
+    """The arm's ``SpecConfig`` (None without speculation), or a reason string when k/acceptance is unknown."""
+    spec = arm.speculative
+    if spec is None:
+        return None
+    k = number(spec.k)
+    if k is None:
+        return "speculative k unknown"
+    acc = arm.acceptance
+    rates: tuple[float, ...] = ()
+    al: float | None = None
+    if acc is not None and acc.mean_length is not None:
+        al = min(max(float(acc.mean_length.value), 1.0), k + 1)
+    elif acc is not None and len(acc.per_position) >= int(k):
+        rates = tuple(_fraction(q) for q in acc.per_position)
+    elif acc is not None and acc.rate is not None:
+        al = 1.0 + k * _fraction(acc.rate)
+    else:
+        return "acceptance unknown"
+    return SpecConfig(spec.method, int(k), rates, al, state_snapshots=snapshots_per_position(engine))
+
+
+def arm_context(record: Benchmark, arm: Arm) -> float | None:
+    """Mean KV length during decode: input + output/2 (input alone when output is unknown)."""
+    wl = effective_workload(record, arm)
+    inp = number(wl.input_tokens)
+    out = number(wl.output_tokens)
+    if inp is None:
+        return None
+    return inp + (out / 2.0 if out is not None else 0.0)
+
+
+def arm_concurrency(record: Benchmark, arm: Arm) -> int | None:
+    wl = effective_workload(record, arm)
+    value = number(wl.concurrency)
+    if value is None:
+        value = number(wl.batch_size)
+    return None if value is None else max(int(value), 1)
+
+
+@dataclass(frozen=True)
+class ArmScenario:
+    """An arm turned into a scenario (or the reason it could not be), plus what was assumed."""
+
+    scenario: Scenario | None
+    reason: str = ""
+    assumed: tuple[str, ...] = ()
+
+
+def arm_scenario(ledger: Ledger, record: Benchmark, arm: Arm, *, unknown_context: float | None = None) -> ArmScenario:
+    """The scenario an arm ran, from its effective subject/workload; unknown conditions give a reason."""
+    subject = effective_subject(record, arm)
+    assumed: list[str] = []
+    weights = text(subject.weights)
+    devices = number(subject.accelerator_count)
+    concurrency = arm_concurrency(record, arm)
+    context = arm_context(record, arm)
+    missing = [name for name, v in (("weights", weights), ("accelerator_count", devices),
+                                    ("concurrency", concurrency)) if v is None]
+    if context is None:
+        if unknown_context is None:
+            missing.append("input_tokens")
+        else:
+            context = unknown_context
+            assumed.append(f"context {unknown_context:g} assumed (input_tokens unknown)")
+    if missing:
+        return ArmScenario(None, "unknown: " + ", ".join(missing))
+    spec = arm_spec(record, arm, subject.engine)
+    if isinstance(spec, str):
+        return ArmScenario(None, spec)
+    tp = number(subject.parallelism.tp) if subject.parallelism is not None else None
+    kv = text(subject.kv_cache)
+    if kv is None:
+        assumed.append("kv cache bf16 assumed (unknown)")
+    assert weights is not None and devices is not None and concurrency is not None and context is not None
+    try:
+        sc = scenario_for(
+            ledger, model=subject.model, hardware=subject.accelerator, weights=weights, context=context,
+            concurrency=concurrency, devices=int(devices), tp=int(tp) if tp else None, kv=kv,
+            engine=subject.engine, spec=spec, links=subject.interconnects,
+        )
+    except (MissingInputError, ValueError) as exc:
+        return ArmScenario(None, str(exc))
+    return ArmScenario(sc, "", tuple(assumed))
+
+
+__all__ = [
+    "ArmScenario",
+    "arm_concurrency",
+    "arm_context",
+    "arm_scenario",
+    "arm_spec",
+    "find_calibration",
+    "format_spec",
+    "hardware_spec",
+    "number",
+    "params_for",
+    "params_from_calibration",
+    "scenario_for",
+    "snapshots_per_position",
+    "text",
+]

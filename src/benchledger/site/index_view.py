@@ -1,0 +1,158 @@
+"""Rows of the index table: one per benchmark experiment, with the values its filters and sort keys need.
+
+Across arms a column shows the range or set of values (e.g. concurrency 2–128, spec "mtp k=3"). The headline
+metric is the first of ``HEADLINE_METRICS`` the experiment reports; its best arm is shown, and the speedup
+column is the range of derived speedups on that same metric (from the ``comparisons`` view).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from benchledger.schema import METRICS, Benchmark, arm_conditions
+from benchledger.site.context import SiteData, effect_class
+from benchledger.site.evidence import cond_view, format_number, format_scalar
+from benchledger.site.physics import NO_CEILING, best_efficiency
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A cell: display text, sort key ('' sorts last) and hover title."""
+
+    text: str
+    sort: str = ""
+    title: str = ""
+    css: str = ""
+
+
+@dataclass(frozen=True)
+class IndexRow:
+    """One experiment in the index table."""
+
+    id: str
+    title: str
+    status: str
+    model: str
+    hardware: Shown
+    engine: Shown
+    weights: Shown
+    spec: Shown
+    context: Shown
+    concurrency: Shown
+    headline: Shown
+    speedup: Shown
+    efficiency: Shown
+    audit: Shown
+    filters: dict[str, str]
+
+
+def _range(values: list[float], unknown: list[str]) -> Shown:
+    if not values:
+        if unknown:
+            return Shown("unknown", "", "; ".join(sorted(set(unknown))), "unknown")
+        return Shown("not recorded", "", "the record does not state it", "missing")
+    lo, hi = min(values), max(values)
+    text = format_number(lo) if lo == hi else f"{format_number(lo)}–{format_number(hi)}"
+    title = ("some arms: " + "; ".join(sorted(set(unknown)))) if unknown else ""
+    return Shown(text, format_number(hi), title)
+
+
+def _numeric_condition(record: Benchmark, name: str) -> Shown:
+    values: list[float] = []
+    unknown: list[str] = []
+    for arm in record.arms:
+        view = cond_view(arm_conditions(record, arm).get(name))
+        if view.known:
+            try:
+                values.append(float(view.text))
+            except ValueError:
+                unknown.append(f"not a number: {view.text}")
+        elif view.status == "unknown":
+            unknown.append(view.title)
+    return _range(values, unknown)
+
+
+def build_index_row(data: SiteData, record: Benchmark) -> IndexRow:
+    """Summarise one experiment for the index table."""
+    subject = record.subject
+    arms = data.arms.get(record.id, [])
+    count_view = cond_view(subject.accelerator_count)
+    counts = sorted({format_number(a["accelerator_count"]) for a in arms if a["accelerator_count"] is not None})
+    hw_text = f"{'/'.join(counts) or '?'} × {subject.accelerator}"
+    hardware = Shown(hw_text, hw_text, "" if counts else count_view.title, "" if counts else "unknown")
+    versions = sorted({str(a["engine_version"]) for a in arms if a["engine_version"]})
+    version_view = cond_view(subject.engine_version)
+    engine = Shown(
+        f"{subject.engine} {', '.join(versions)}" if versions else f"{subject.engine} (version unknown)",
+        subject.engine, "" if versions else version_view.title, "" if versions else "unknown",
+    )
+    weights_set = sorted({str(a["weights"]) for a in arms if a["weights"]})
+    weights = Shown(", ".join(weights_set) or "unknown", ", ".join(weights_set),
+                    "" if weights_set else cond_view(subject.weights).title, "" if weights_set else "unknown")
+    specs = sorted({f"{a['spec_method']} k={format_number(a['spec_k']) if a['spec_k'] is not None else '?'}"
+                    for a in arms if a["spec_method"]})
+    spec = Shown(", ".join(specs) or "none", ", ".join(specs) or "none")
+    methods = sorted({str(a["spec_method"]) for a in arms if a["spec_method"]})
+    return IndexRow(
+        id=record.id, title=record.title, status=record.status, model=subject.model,
+        hardware=hardware, engine=engine, weights=weights, spec=spec,
+        context=_numeric_condition(record, "input_tokens"),
+        concurrency=_numeric_condition(record, "batch_or_concurrency"),
+        headline=_headline(data, record.id), speedup=_speedup(data, record.id),
+        efficiency=_efficiency(data, record.id), audit=_audit(data, record.id),
+        filters={
+            "model": subject.model,
+            "hardware": subject.accelerator,
+            "engine": subject.engine,
+            "spec": "|".join(methods + (["none"] if any(not a["spec_method"] for a in arms) else [])),
+            "format": "|".join(weights_set) if weights_set else "unknown",
+        },
+    )
+
+
+def _headline(data: SiteData, record_id: str) -> Shown:
+    head = data.headline(record_id)
+    if head is None:
+        return Shown("no results", "", "this experiment reports no results", "missing")
+    metric, stat = head
+    best = data.best_result(record_id, metric, stat)
+    if best is None:
+        return Shown("no results", "", "", "missing")
+    label = metric if stat == "value" else f"{metric} {stat}"
+    definition = METRICS[metric].definition if metric in METRICS else ""
+    return Shown(
+        f"{format_number(best['value_canonical'])} {best['unit_canonical']} {label}",
+        format_number(best["value_canonical"]),
+        f"best arm: {best['arm']}. {label}: {definition}",
+    )
+
+
+def _speedup(data: SiteData, record_id: str) -> Shown:
+    head = data.headline(record_id)
+    comps = data.speedups(record_id, *head) if head else []
+    if not comps:
+        return Shown("—", "", "no arm has a baseline arm reporting the headline metric", "na")
+    values = [float(c["speedup"]) for c in comps]
+    lo, hi = min(values), max(values)
+    text = f"{lo:.2f}×" if lo == hi else f"{lo:.2f}×–{hi:.2f}×"
+    css = effect_class(hi) if effect_class(hi) == effect_class(lo) else "flat"
+    return Shown(text, f"{hi:.6f}", f"derived from the comparisons view on {head[0] if head else ''}: "
+                 "arm ÷ baseline (latency: baseline ÷ arm); > 1 means the arm is better", css)
+
+
+def _efficiency(data: SiteData, record_id: str) -> Shown:
+    if data.physics_note:
+        return Shown("—", "", data.physics_note, "na")
+    best = best_efficiency(data.physics.get(record_id, {}))
+    if best is None:
+        return Shown("—", "", NO_CEILING, "na")
+    return Shown(f"{best * 100:.0f} %", f"{best:.6f}", "best arm: measured ÷ physical ceiling")
+
+
+def _audit(data: SiteData, record_id: str) -> Shown:
+    summary = data.audit(record_id)
+    waived = f" ({summary.waived} waived)" if summary.waived else ""
+    return Shown(summary.text + waived, str(summary.sort_key), "audit findings of this record", summary.worst)
+
+
+__all__ = ["IndexRow", "Shown", "build_index_row", "format_scalar"]

@@ -1,0 +1,269 @@
+"""The page of one benchmark experiment: setup, arms side by side, derived speedups, acceptance, evidence.
+
+Built from the schema record (conditions with their quotes and reasons) plus the index rows that
+``SiteData`` grouped for it (comparisons, quoted changes, findings, physics). Pure: data in, view objects out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchledger.schema import Arm, Benchmark, Condition, Quantity, arm_conditions
+from benchledger.site.context import SiteData, effect_class
+from benchledger.site.evidence import CondView, Evidence, collect_evidence, cond_view, format_number, format_scalar
+from benchledger.site.physics import NO_CEILING
+
+CONDITION_LABELS: dict[str, str] = {
+    "model": "Model",
+    "hardware": "Hardware (count × accelerator)",
+    "batch_or_concurrency": "Concurrency / batch / rate",
+    "input_tokens": "Input tokens (context)",
+    "output_tokens": "Output tokens",
+    "engine_version": "Engine version",
+    "warmup": "Warmup",
+    "weights": "Weight format",
+    "parallelism": "Parallelism",
+    "spec_method": "Speculative method",
+    "spec_k": "Draft tokens k",
+    "spec_acceptance": "Acceptance stated",
+}
+SETUP_FIELDS: tuple[tuple[str, str], ...] = (
+    ("subject", "kv_cache"), ("subject", "engine_flags"), ("subject", "image"), ("subject", "host"),
+    ("workload", "num_prompts"), ("workload", "max_seconds"), ("workload", "temperature"),
+    ("workload", "prefix_caching"), ("workload", "max_model_len"), ("workload", "dataset"),
+    ("workload", "ignore_eos"),
+)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell of the arms table: text plus optional class, hover title and evidence link."""
+
+    text: str
+    css: str = ""
+    title: str = ""
+    evidence: int = 0
+    cond: CondView | None = None
+
+
+@dataclass
+class ArmRow:
+    """One row of the arms table (a condition, a result, a speedup, ...)."""
+
+    label: str
+    cells: list[Cell]
+    group: str
+    help: str = ""
+
+
+@dataclass
+class RecordView:
+    """Everything a benchmark page shows."""
+
+    record: Benchmark
+    arm_names: list[str]
+    setup: list[tuple[str, CondView]]
+    rows: list[ArmRow]
+    evidence: list[Evidence]
+    findings: list[dict[str, Any]]
+    physics_rows: list[ArmRow]
+    physics_note: str
+    history: list[Any] = field(default_factory=list)
+
+
+def _evidence_index(evidence: list[Evidence]) -> dict[str, Evidence]:
+    return {e.path: e for e in evidence}
+
+
+def _cond_cell(cond: Condition | None, default_source: str, ev: Evidence | None) -> Cell:
+    view = cond_view(cond, default_source)
+    css = {"unknown": "unknown", "absent": "missing"}.get(view.status, "")
+    return Cell(text=view.text, css=css, title=view.title, evidence=ev.number if ev else 0, cond=view)
+
+
+def _quantity_cell(q: Quantity | None, ev: Evidence | None) -> Cell:
+    if q is None:
+        return Cell(text="—", css="na", title="not stated for this arm")
+    title = q.quote or q.note or (q.formula or "")
+    return Cell(text=f"{format_scalar(q.value)} {q.unit}", css="num", title=title or "", evidence=ev.number if ev else 0)
+
+
+def build_record_view(data: SiteData, record: Benchmark) -> RecordView:
+    """Assemble the page of one experiment."""
+    default_source = record.sources[0] if record.sources else ""
+    evidence = collect_evidence(record, default_source)
+    by_path = _evidence_index(evidence)
+    arm_names = [a.name for a in record.arms]
+    setup: list[tuple[str, CondView]] = []
+    for part, name in SETUP_FIELDS:
+        cond = getattr(getattr(record, part), name)
+        if cond is not None:
+            setup.append((name.replace("_", " "), cond_view(cond, default_source)))
+    rows: list[ArmRow] = []
+    rows.append(ArmRow("Baseline arm", [Cell(a.baseline or "— (none)") for a in record.arms], "arm"))
+    rows.extend(_spec_rows(record, by_path, default_source))
+    rows.extend(_condition_rows(record, by_path, default_source))
+    rows.extend(_result_rows(record, by_path))
+    rows.extend(_speedup_rows(data, record))
+    rows.extend(_acceptance_rows(record, by_path))
+    if any(a.note for a in record.arms):
+        rows.append(ArmRow("Note", [Cell(a.note or "—") for a in record.arms], "arm"))
+    physics = data.physics.get(record.id, {})
+    return RecordView(
+        record=record, arm_names=arm_names, setup=setup, rows=rows, evidence=evidence,
+        findings=data.findings.get(record.id, []), physics_rows=_physics_rows(record, physics),
+        physics_note=data.physics_note, history=list(record.history),
+    )
+
+
+def _arm_path(record: Benchmark, arm: Arm) -> str:
+    return f"arms[{record.arms.index(arm)}]"
+
+
+def _spec_rows(record: Benchmark, ev: dict[str, Evidence], src: str) -> list[ArmRow]:
+    if not any(a.speculative for a in record.arms):
+        return []
+    method, k, draft = [], [], []
+    for arm in record.arms:
+        spec = arm.speculative
+        base = _arm_path(record, arm) + ".speculative"
+        if spec is None:
+            method.append(Cell("none", css="muted"))
+            k.append(Cell("—", css="na", title="no speculative decoding in this arm"))
+            draft.append(Cell("—", css="na", title="no speculative decoding in this arm"))
+            continue
+        method.append(Cell(spec.method))
+        k.append(_cond_cell(spec.k, src, ev.get(base + ".k")))
+        draft.append(_cond_cell(spec.draft, src, ev.get(base + ".draft")) if spec.draft is not None
+                     else Cell("—", css="na", title="no separate draft model (e.g. MTP heads of the model)"))
+    rows = [ArmRow("Speculative method", method, "spec"), ArmRow("Draft tokens k", k, "spec")]
+    if any(a.speculative and a.speculative.draft is not None for a in record.arms):
+        rows.append(ArmRow("Draft model", draft, "spec"))
+    return rows
+
+
+_COND_PATHS: dict[str, tuple[str, ...]] = {
+    "batch_or_concurrency": ("workload.concurrency", "workload.batch_size", "workload.request_rate"),
+    "input_tokens": ("workload.input_tokens",),
+    "output_tokens": ("workload.output_tokens",),
+    "engine_version": ("subject.engine_version",),
+    "warmup": ("workload.warmup",),
+    "weights": ("subject.weights",),
+    "hardware": ("subject.accelerator_count",),
+}
+
+
+def _condition_rows(record: Benchmark, ev: dict[str, Evidence], src: str) -> list[ArmRow]:
+    per_arm = [arm_conditions(record, arm) for arm in record.arms]
+    names = [n for n in CONDITION_LABELS if n not in ("spec_method", "spec_k", "spec_acceptance")]
+    rows: list[ArmRow] = []
+    for name in names:
+        cells = []
+        for arm, conds in zip(record.arms, per_arm, strict=True):
+            found = None
+            for suffix in _COND_PATHS.get(name, ()):
+                found = ev.get(f"{_arm_path(record, arm)}.{suffix}") or ev.get(suffix)
+                if found:
+                    break
+            cells.append(_cond_cell(conds.get(name), src, found))
+        rows.append(ArmRow(CONDITION_LABELS[name], cells, "condition"))
+    return rows
+
+
+def _result_rows(record: Benchmark, ev: dict[str, Evidence]) -> list[ArmRow]:
+    keys: list[tuple[str, str, str]] = []
+    for arm in record.arms:
+        for r in arm.results:
+            key = (r.metric, r.stat, r.definition or "")
+            if key not in keys:
+                keys.append(key)
+    rows = []
+    for metric, stat, definition in keys:
+        cells = []
+        for arm in record.arms:
+            index = next((i for i, r in enumerate(arm.results)
+                          if (r.metric, r.stat, r.definition or "") == (metric, stat, definition)), None)
+            if index is None:
+                cells.append(Cell("—", css="na", title="this arm does not report it"))
+                continue
+            q = arm.results[index]
+            cells.append(_quantity_cell(q, ev.get(f"{_arm_path(record, arm)}.results[{index}]")))
+        label = metric if stat == "value" else f"{metric} ({stat})"
+        rows.append(ArmRow(label + (f" [{definition}]" if definition else ""), cells, "result", help=metric))
+    return rows
+
+
+def _speedup_rows(data: SiteData, record: Benchmark) -> list[ArmRow]:
+    comps = data.comparisons.get(record.id, [])
+    quoted = {(q["arm"], q["metric"], q["stat"]): q for q in data.quoted_changes.get(record.id, [])}
+    keys = list(dict.fromkeys((c["metric"], c["stat"]) for c in comps))
+    rows = []
+    for metric, stat in keys:
+        cells = []
+        for arm in record.arms:
+            c = next((c for c in comps if c["arm"] == arm.name and (c["metric"], c["stat"]) == (metric, stat)), None)
+            if c is None:
+                cells.append(Cell("—", css="na", title="no baseline to compare with for this metric"))
+                continue
+            text = f"{c['speedup']:.3f}× ({c['percent_change']:+.1f} %)"
+            q = quoted.get((arm.name, metric, stat))
+            title = f"derived: {c['formula']}; arm {format_number(c['arm_value'])} vs baseline " \
+                    f"{c['baseline_arm']} {format_number(c['baseline_value'])} {c['unit']}"
+            if q is not None:
+                text += f" · source says {q['percent']:+g} %"
+                title += f"; the source states {q['percent']:+g} %: {q['quote']}"
+            cells.append(Cell(text, css="num " + effect_class(c["speedup"]), title=title))
+        label = f"speedup on {metric}" + ("" if stat == "value" else f" ({stat})")
+        rows.append(ArmRow(label, cells, "derived", help="speedup > 1 means the arm beats its baseline"))
+    return rows
+
+
+def _acceptance_rows(record: Benchmark, ev: dict[str, Evidence]) -> list[ArmRow]:
+    if not any(a.acceptance for a in record.arms):
+        return []
+    rate, length, positions, definition = [], [], [], []
+    for arm in record.arms:
+        acc = arm.acceptance
+        base = _arm_path(record, arm) + ".acceptance"
+        if acc is None:
+            none = Cell("—", css="na", title="not stated for this arm")
+            rate.append(none)
+            length.append(none)
+            positions.append(none)
+            definition.append(none)
+            continue
+        rate.append(_quantity_cell(acc.rate, ev.get(base + ".rate")))
+        length.append(_quantity_cell(acc.mean_length, ev.get(base + ".mean_length")))
+        pos = ", ".join(f"{format_scalar(q.value)}" for q in acc.per_position)
+        positions.append(Cell(pos or "—", css="" if pos else "na"))
+        definition.append(Cell(acc.definition + (f" ({acc.window})" if acc.window else "")))
+    return [
+        ArmRow("Acceptance rate", rate, "acceptance", help="accepted ÷ drafted tokens"),
+        ArmRow("Mean acceptance length", length, "acceptance", help="1 + accepted ÷ drafts (bonus token included)"),
+        ArmRow("Per-position acceptance", positions, "acceptance", help="unconditional survival rate per position"),
+        ArmRow("Acceptance definition", definition, "acceptance"),
+    ]
+
+
+def _physics_rows(record: Benchmark, physics: dict[str, dict[str, Any]]) -> list[ArmRow]:
+    if not physics:
+        return []
+    columns = [c for c in next(iter(physics.values())) if c not in ("record_id", "arm")]
+    rows = []
+    for column in columns:
+        cells = []
+        for arm in record.arms:
+            row = physics.get(arm.name)
+            value = None if row is None else row.get(column)
+            if value is None:
+                cells.append(Cell("—", css="na", title=NO_CEILING))
+            elif isinstance(value, float):
+                cells.append(Cell(format_number(value), css="num"))
+            else:
+                cells.append(Cell(str(value)))
+        rows.append(ArmRow(column.replace("_", " "), cells, "physics"))
+    return rows
+
+
+__all__ = ["CONDITION_LABELS", "ArmRow", "Cell", "RecordView", "build_record_view"]
