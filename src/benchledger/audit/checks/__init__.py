@@ -10,6 +10,7 @@ from benchledger.audit.checks import (
     contested_links,
     duplicates_records,
     identity_filename,
+    physics_above_ceiling,
     provenance_measured_run,
     provenance_number_in_quote,
     provenance_quote_in_source,
@@ -36,6 +37,7 @@ CHECKS: list[tuple[str, Check]] = [
     ("arms.baseline", arms_baseline.check),
     ("duplicates.records", duplicates_records.check),
     ("contested.links", contested_links.check),
+    ("physics.above-ceiling", physics_above_ceiling.check),
 ]
 
 __all__ = ["CHECKS", "Check"]

@@ -1,0 +1,163 @@
+"""The physical ceiling of a benchmark arm: no configuration of this hardware can decode faster.
+
+For ``D`` devices of bandwidth ``BW`` and peak ``P``, one step over ``B`` sequences that yields at most ``T``
+tokens each (T = k+1 with k drafts, else 1) takes at least
+
+    t_min = max( bytes(B) / (D·BW), flops(B) / (D·P) )
+
+with every term at its strict lower bound: weights at the arm's format (MoE: only k_e experts per layer), the
+lm_head in the same format, KV at the arm's input length (0 when unknown), recurrent state read and written once,
+no draft cost, no overhead, perfect overlap and perfect sharding over all D devices. Hence
+per-stream tok/s ≤ T / t_min(B), aggregate tok/s ≤ B·T / t_min(B), TPOT ≥ t_min(B) / T.
+A needed input that is unknown (model, hardware, device count, weight format, k) gives ``None`` with a reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from benchledger.ledger.store import Ledger
+from benchledger.perfmodel.architecture import ModelSpec, model_from_record
+from benchledger.perfmodel.errors import MissingInputError
+from benchledger.perfmodel.formats import format_from_record
+from benchledger.perfmodel.inputs import arm_concurrency, format_spec, hardware_spec, number, text
+from benchledger.schema import Arm, Benchmark, Format, ModelArch, Result, effective_subject, effective_workload
+
+THROUGHPUT_METRICS = ("output_throughput", "per_stream_throughput")
+LATENCY_METRICS = ("tpot",)
+CHECKED_METRICS = THROUGHPUT_METRICS + LATENCY_METRICS
+FALLBACK_KV_BYTES = 0.5
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """The bound for one arm and how it was computed."""
+
+    tok_s_per_stream: float
+    aggregate_tok_s: float | None
+    tpot_ms: float
+    step_ms: float
+    query_tokens: int
+    notes: tuple[str, ...] = ()
+
+    def bound_for(self, metric: str) -> float | None:
+        """The ceiling in the metric's own unit (tok/s or ms); None when not checkable."""
+        if metric == "output_throughput":
+            return self.aggregate_tok_s
+        if metric == "per_stream_throughput":
+            return self.tok_s_per_stream
+        if metric == "tpot":
+            return self.tpot_ms
+        return None
+
+
+def step_bound(model: ModelSpec, *, batch: float, context: float, query_tokens: int, weight_bytes: float,
+               kv_bytes: float, devices: int, bandwidth: float, peak: float | None) -> float:
+    """``t_min`` in seconds (see the module docstring)."""
+    tokens = batch * query_tokens
+    data = model.body_params_streamed(tokens, "min") * weight_bytes + model.lm_head_params * weight_bytes
+    data += batch * model.kv_bytes_per_sequence(context, kv_bytes)
+    data += batch * model.recurrent_state_bytes * 2
+    flops = 2.0 * tokens * (model.body_params_active + model.lm_head_params)
+    flops += tokens * model.attention_flops_per_query(context)
+    t_mem = data / (devices * bandwidth)
+    t_comp = flops / (devices * peak) if peak else 0.0
+    return max(t_mem, t_comp)
+
+
+def _min_kv_bytes(ledger: Ledger) -> float:
+    sizes = []
+    for fmt in ledger.typed("format", Format):
+        if "kv-cache" in fmt.applies_to:
+            try:
+                sizes.append(format_from_record(fmt).bytes_per_param)
+            except MissingInputError:
+                continue
+    return min(sizes) if sizes else FALLBACK_KV_BYTES
+
+
+def arm_ceiling(ledger: Ledger, record: Benchmark, arm: Arm) -> Ceiling | str:
+    """The ceiling of one arm, or the reason it cannot be computed."""
+    subject = effective_subject(record, arm)
+    workload = effective_workload(record, arm)
+    notes: list[str] = []
+    weights = text(subject.weights)
+    devices = number(subject.accelerator_count)
+    if weights is None:
+        return "weight format unknown"
+    if devices is None:
+        return "accelerator count unknown"
+    query_tokens = 1
+    if arm.speculative is not None:
+        k = number(arm.speculative.k)
+        if k is None:
+            return "speculative k unknown"
+        query_tokens = int(k) + 1
+    model_record = ledger.records.get(subject.model)
+    if not isinstance(model_record, ModelArch):
+        return f"no model record {subject.model!r}"
+    try:
+        model = model_from_record(model_record)
+        hw = hardware_spec(ledger, subject.accelerator, int(devices))
+        w = format_spec(ledger, weights)
+        kv_id = text(subject.kv_cache)
+        if kv_id is None:
+            kv_bytes = _min_kv_bytes(ledger)
+            notes.append(f"kv cache unknown: {kv_bytes:g} bytes/element (smallest KV format) used")
+        else:
+            kv_bytes = format_spec(ledger, kv_id).bytes_per_param
+    except MissingInputError as exc:
+        return str(exc)
+    context = number(workload.input_tokens)
+    if context is None:
+        context = 0.0
+        notes.append("input length unknown: KV traffic taken as 0")
+    batch = arm_concurrency(record, arm)
+    peak = max(hw.peaks.values()) if hw.peaks else None
+    if peak is None:
+        notes.append(f"{hw.id} publishes no tensor peak: memory bound only")
+    common = {"context": context, "query_tokens": query_tokens, "weight_bytes": w.bytes_per_param,
+              "kv_bytes": kv_bytes, "devices": int(devices), "bandwidth": hw.bandwidth, "peak": peak}
+    if batch is None:
+        notes.append("concurrency unknown: per-stream bound at B=1, no aggregate bound")
+    t_min = step_bound(model, batch=float(batch or 1), **common)  # type: ignore[arg-type]
+    per_stream = query_tokens / t_min
+    return Ceiling(
+        tok_s_per_stream=per_stream,
+        aggregate_tok_s=None if batch is None else per_stream * batch,
+        tpot_ms=1e3 * t_min / query_tokens,
+        step_ms=1e3 * t_min,
+        query_tokens=query_tokens,
+        notes=tuple(notes),
+    )
+
+
+def result_efficiency(ceiling: Ceiling, result: Result) -> tuple[float, float] | None:
+    """``(efficiency %, ceiling)`` of one result; None when its metric has no bound here.
+
+    Throughput: value / ceiling; TPOT: ceiling / value (both 100 % at the physical limit).
+    """
+    bound = ceiling.bound_for(result.metric)
+    if bound is None or result.value <= 0:
+        return None
+    value = float(result.value)
+    if result.metric in LATENCY_METRICS:
+        value = value * 1000.0 if result.unit == "s" else value
+        return 100.0 * bound / value, bound
+    return 100.0 * value / bound, bound
+
+
+def arm_efficiency(ledger: Ledger, record: Benchmark, arm: Arm) -> list[tuple[str, str, float, float]]:
+    """``(metric, stat, efficiency %, ceiling)`` for each checkable result of the arm (empty when unknown)."""
+    ceiling = arm_ceiling(ledger, record, arm)
+    if isinstance(ceiling, str):
+        return []
+    out: list[tuple[str, str, float, float]] = []
+    for result in arm.results:
+        row = result_efficiency(ceiling, result)
+        if row is not None:
+            out.append((result.metric, result.stat, row[0], row[1]))
+    return out
+
+
+__all__ = ["CHECKED_METRICS", "Ceiling", "arm_ceiling", "arm_efficiency", "result_efficiency", "step_bound"]
