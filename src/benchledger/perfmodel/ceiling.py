@@ -21,7 +21,15 @@ from benchledger.perfmodel.architecture import ModelSpec, model_from_record
 from benchledger.perfmodel.errors import MissingInputError
 from benchledger.perfmodel.formats import format_from_record
 from benchledger.perfmodel.inputs import arm_concurrency, format_spec, hardware_spec, number, text
-from benchledger.schema import Arm, Benchmark, Format, ModelArch, Result, effective_subject, effective_workload
+from benchledger.schema import (
+    Arm,
+    Benchmark,
+    Format,
+    ModelArch,
+    Result,
+    effective_subject,
+    effective_workload,
+)
 
 THROUGHPUT_METRICS = ("output_throughput", "per_stream_throughput")
 LATENCY_METRICS = ("tpot",)
