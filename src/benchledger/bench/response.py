@@ -41,6 +41,7 @@ def parse_stream(raw: RawStream, origin: float) -> dict[str, Any]:
         "input_tokens": None,
         "finish_reason": None,
         "spec": None,
+        "response_id": None,
         "error": raw.error,
     }
     times: list[float] = rec["chunk_times"]
@@ -66,6 +67,8 @@ def parse_stream(raw: RawStream, origin: float) -> dict[str, Any]:
             msg = err.get("message", err) if isinstance(err, dict) else err
             rec["error"] = rec["error"] or f"server error in stream: {msg}"
             continue
+        if rec["response_id"] is None and isinstance(obj.get("id"), str):
+            rec["response_id"] = obj["id"]
         usage = obj.get("usage")
         choices = obj.get("choices") or []
         text = "".join(_content(c) for c in choices if isinstance(c, dict))

@@ -1,0 +1,142 @@
+"""From a finished load point to ``summary.json`` per arm and ``comparison.json``.
+
+The summary uses vLLM ``bench serve`` key names where one exists and adds ours: per-token ITL, tokens per chunk,
+acceptance from the per-response fields, the counter family and definition, warnings, client overhead (event
+loop lag), whether the run completed and why it stopped, and the metric definitions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchledger.bench.checks import arm_warnings, not_windowable_note
+from benchledger.bench.compare import compare_arms
+from benchledger.bench.outputs import write_json
+from benchledger.bench.run import PointResult, RunConfig
+from benchledger.bench.scrape import snapshot
+from benchledger.metrics import (
+    DEFINITIONS,
+    acceptance_from_counters,
+    acceptance_from_responses,
+    active_window,
+    summarize,
+)
+
+SPEC_KEYS = (
+    "spec_decode_acceptance_rate",
+    "spec_decode_acceptance_length",
+    "spec_decode_num_drafts",
+    "spec_decode_draft_tokens",
+    "spec_decode_accepted_tokens",
+    "spec_decode_per_position_acceptance_rates",
+)
+
+
+def _counters(scrape: tuple[str | None, str | None]) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """(windowed acceptance or None, facts about the scrape: family, generated-token delta, gauges)."""
+    before_text, after_text = scrape
+    facts: dict[str, Any] = {"family": None, "generated_delta": None, "gauges": {}, "scraped": False}
+    if before_text is None or after_text is None:
+        return None, facts
+    before, after = snapshot(before_text), snapshot(after_text)
+    facts.update(scraped=True, family=after["family"], gauges=after["gauges"])
+    if before["generated_tokens"] is not None and after["generated_tokens"] is not None:
+        facts["generated_delta"] = after["generated_tokens"] - before["generated_tokens"]
+    return acceptance_from_counters(before, after), facts
+
+
+def summarize_arm(result: PointResult, config: RunConfig, arm_name: str) -> dict[str, Any]:
+    """The ``summary.json`` content for one arm at one load point."""
+    arm = next(a for a in config.arms if a.name == arm_name)
+    records = [r for r in result.records[arm_name] if r["phase"] == "measured"]
+    duration = active_window(records)
+    summary = summarize(records, duration, config.slos_ms or None)
+    counters, facts = _counters(result.scrapes.get(arm_name, (None, None)))
+    responses = acceptance_from_responses(records)
+    for key in SPEC_KEYS:
+        summary[key] = None
+    if counters is not None and counters["draft_tokens"]:
+        summary.update(
+            spec_decode_acceptance_rate=counters["acceptance_rate"],
+            spec_decode_acceptance_length=counters["acceptance_length"],
+            spec_decode_num_drafts=counters["num_drafts"],
+            spec_decode_draft_tokens=counters["draft_tokens"],
+            spec_decode_accepted_tokens=counters["accepted_tokens"],
+            spec_decode_per_position_acceptance_rates=counters["per_position"],
+        )
+    summary["spec_decode_counter_family"] = facts["family"]
+    summary["spec_decode_from_responses"] = responses
+    notes = []
+    if (note := not_windowable_note(facts["gauges"])) is not None:
+        notes.append(note)
+    if not facts["scraped"]:
+        notes.append(f"metrics not scraped from {arm.metrics}: no counter-based acceptance or foreign-traffic check")
+    warnings = arm_warnings(
+        speculative=arm.speculative,
+        summary=summary,
+        records=records,
+        counters=counters,
+        generated_delta=facts["generated_delta"],
+        window_output_tokens=sum(int(r["output_tokens"]) for r in records),
+        temperature=config.request.temperature,
+        ignore_eos=config.request.ignore_eos,
+        synthetic_prompts=config.synthetic,
+    )
+    errors: dict[str, int] = {}
+    for r in records:
+        if not r["ok"]:
+            reason = str(r["error"]).split(":")[0]
+            errors[reason] = errors.get(reason, 0) + 1
+    summary.update(
+        arm=arm_name,
+        load_point=result.point.label,
+        max_concurrency=result.point.concurrency,
+        request_rate=result.point.rate,
+        speculative={"method": arm.spec_method, "k": arm.spec_k} if arm.speculative else None,
+        warmup_requests=sum(1 for r in result.records[arm_name] if r["phase"] == "warmup"),
+        errors_by_reason=errors,
+        complete=result.stopped_by != "interrupted" and not any(not r["ok"] for r in records)
+        and len(result.complete_rounds[arm_name]) > 0,
+        stopped_by=result.stopped_by,
+        complete_rounds=sorted(result.complete_rounds[arm_name]),
+        chunk_token_sources=sorted({r["chunk_token_source"] for r in records}),
+        output_token_sources=sorted({r["output_tokens_source"] for r in records}),
+        warnings=warnings,
+        notes=notes,
+        definitions=DEFINITIONS,
+        client_overhead=client_overhead(records),
+    )
+    return summary
+
+
+def client_overhead(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """How much the client itself may have delayed sends: median/max gap between task start and bytes sent."""
+    gaps = sorted(r["t_sent"] - r["t_start"] for r in records if r.get("t_sent") is not None)
+    if not gaps:
+        return {"send_delay_ms_median": None, "send_delay_ms_max": None}
+    return {
+        "send_delay_ms_median": gaps[len(gaps) // 2] * 1000.0,
+        "send_delay_ms_max": gaps[-1] * 1000.0,
+        "definition": "connect + write time of each request as seen by the client (includes TCP connect)",
+    }
+
+
+def write_point_outputs(result: PointResult, config: RunConfig) -> dict[str, Any]:
+    """Write every arm's ``summary.json`` and the point's ``comparison.json``; return both."""
+    summaries = {a.name: summarize_arm(result, config, a.name) for a in config.arms}
+    for name, summary in summaries.items():
+        write_json(result.folder / name / "summary.json", summary)
+    base = config.arms[0].name
+    paired = set.intersection(*(result.complete_rounds[a.name] for a in config.arms)) if config.arms else set()
+    comparisons = {}
+    for arm in config.arms[1:]:
+        b = [r for r in result.records[base] if r["phase"] == "measured" and r["round"] in paired]
+        a = [r for r in result.records[arm.name] if r["phase"] == "measured" and r["round"] in paired]
+        comparisons[arm.name] = compare_arms(b, a, seed=config.seed)
+    comparison = {"baseline": base, "load_point": result.point.label, "stopped_by": result.stopped_by,
+                  "arms": comparisons}
+    write_json(result.folder / "comparison.json", comparison)
+    return {"summaries": summaries, "comparison": comparison}
+
+
+__all__ = ["SPEC_KEYS", "client_overhead", "summarize_arm", "write_point_outputs"]

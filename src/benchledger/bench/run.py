@@ -1,0 +1,228 @@
+"""The run: drive every arm through warmup and interleaved rounds at each load point, write everything raw.
+
+Layout of ``out``: one folder per arm (``out/<arm>/``) holding ``requests.jsonl`` (appended as requests finish),
+``summary.json``, ``metrics-before.prom`` / ``metrics-after.prom``; ``out/comparison.json``; ``out/environment.json``.
+With several load points each point gets its own folder (``out/conc-4/<arm>/…``) and ``out/comparison.json``
+lists them all. A stop (SIGINT, ``stop()``) lets in-flight requests end as errors with a reason, and every
+summary is still written, marked ``complete: false``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchledger.bench.client import stream_request
+from benchledger.bench.load import LoadPoint, Round, arrival_offsets, default_round_size, plan_rounds
+from benchledger.bench.outputs import RequestsWriter, write_json, write_text
+from benchledger.bench.response import parse_stream
+from benchledger.bench.workload import ENDPOINT_PATHS, Prompt, RequestSpec
+
+Progress = Callable[[dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class ArmSpec:
+    """One arm: a name, the server root URL, where its metrics are, and what speculation it runs."""
+
+    name: str
+    url: str
+    metrics_url: str | None = None
+    spec_method: str | None = None
+    spec_k: int | None = None
+    launch: str | None = None
+
+    @property
+    def speculative(self) -> bool:
+        return self.spec_method is not None
+
+    @property
+    def metrics(self) -> str:
+        return self.metrics_url or self.url.rstrip("/") + "/metrics"
+
+
+def normalise_url(url: str) -> str:
+    """Server root: strips a trailing ``/`` and ``/v1``."""
+    url = url.rstrip("/")
+    return url[: -len("/v1")] if url.endswith("/v1") else url
+
+
+@dataclass
+class RunConfig:
+    """Everything a run needs (built by the CLI or the demo)."""
+
+    arms: list[ArmSpec]
+    request: RequestSpec
+    points: list[LoadPoint]
+    prompts: list[Prompt]
+    num_prompts: int
+    out: Path
+    max_seconds: float | None = None
+    warmup: int = 2
+    timeout: float = 120.0
+    round_size: int | None = None
+    seed: int = 0
+    slos_ms: dict[str, float] = field(default_factory=dict)
+    api_key: str | None = None
+    synthetic: bool = True
+
+
+@dataclass
+class PointResult:
+    """Where one load point's outputs are and what it measured."""
+
+    point: LoadPoint
+    folder: Path
+    records: dict[str, list[dict[str, Any]]]
+    complete_rounds: dict[str, set[int]]
+    stopped_by: str
+    scrapes: dict[str, tuple[str | None, str | None]]
+
+
+class Runner:
+    """Runs one configuration; ``stop()`` (e.g. from a SIGINT handler) ends it early, keeping every record."""
+
+    def __init__(self, config: RunConfig, progress: Progress | None = None) -> None:
+        self.config = config
+        self.progress = progress or (lambda _event: None)
+        self.stopping = False
+        self.origin = time.perf_counter()
+        self._inflight: set[asyncio.Task[None]] = set()
+        self._seq = 0
+
+    def stop(self) -> None:
+        """Stop dispatching and interrupt the requests in flight (each is recorded as interrupted)."""
+        self.stopping = True
+        for task in list(self._inflight):
+            task.cancel()
+
+    def point_folder(self, point: LoadPoint) -> Path:
+        return self.config.out if len(self.config.points) == 1 else self.config.out / point.label
+
+    async def _one(self, arm: ArmSpec, prompt_index: int, meta: dict[str, Any], writer: RequestsWriter,
+                   sink: list[dict[str, Any]], stats: dict[str, Any]) -> None:
+        cfg = self.config
+        prompt = cfg.prompts[prompt_index % len(cfg.prompts)]
+        seed = None if cfg.request.seed is None else cfg.request.seed + prompt_index
+        payload = cfg.request.payload(prompt, seed)
+        raw = await stream_request(arm.url, ENDPOINT_PATHS[cfg.request.endpoint], payload,
+                                   timeout=cfg.timeout, api_key=cfg.api_key)
+        rec = parse_stream(raw, self.origin)
+        self._seq += 1
+        rec.update(meta, arm=arm.name, prompt_index=prompt_index, seq=self._seq, request_seed=seed,
+                   prompt_input_tokens=prompt.input_tokens)
+        writer.write(rec)
+        sink.append(rec)
+        stats["done"] += 1
+        stats["errors"] += 0 if rec["ok"] else 1
+        stats["tokens"] += rec["output_tokens"] if rec["ok"] else 0
+        self.progress({"type": "request", "arm": arm.name, **stats})
+
+    async def _batch(self, arm: ArmSpec, point: LoadPoint, indices: list[int], meta: dict[str, Any],
+                     writer: RequestsWriter, sink: list[dict[str, Any]], deadline: float | None,
+                     stats: dict[str, Any]) -> bool:
+        """Serve ``indices`` on ``arm`` under ``point``'s load; False when cut short by a stop or deadline."""
+        sem = asyncio.Semaphore(point.concurrency) if point.concurrency else None
+        offsets = (arrival_offsets(len(indices), point.rate, point.arrival, self.config.seed * 7919 + meta["round"])
+                   if point.rate else [0.0] * len(indices))
+        start = time.perf_counter()
+        cut = False
+        tasks: list[asyncio.Task[None]] = []
+
+        async def guarded(i: int) -> None:
+            assert sem is not None
+            async with sem:
+                if self.stopping or (deadline is not None and time.perf_counter() >= deadline):
+                    return
+                await self._one(arm, i, meta, writer, sink, stats)
+
+        for i, offset in zip(indices, offsets, strict=True):
+            if sem is None:
+                delay = start + offset - time.perf_counter()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            if self.stopping or (deadline is not None and time.perf_counter() >= deadline):
+                cut = True
+                break
+            coro = guarded(i) if sem is not None else self._one(arm, i, meta, writer, sink, stats)
+            task = asyncio.ensure_future(coro)
+            self._inflight.add(task)
+            task.add_done_callback(self._inflight.discard)
+            tasks.append(task)
+        await asyncio.gather(*tasks, return_exceptions=True)
+        done = sum(1 for r in sink if r.get("round") == meta.get("round") and r["phase"] == meta["phase"])
+        return not cut and not self.stopping and done >= len(indices)
+
+    async def _scrape(self, arm: ArmSpec) -> str | None:
+        from benchledger.bench.scrape import fetch_text
+
+        try:
+            return await asyncio.to_thread(fetch_text, arm.metrics, api_key=self.config.api_key)
+        except Exception:
+            return None
+
+    async def run_point(self, point: LoadPoint) -> PointResult:
+        cfg = self.config
+        folder = self.point_folder(point)
+        writers = {a.name: RequestsWriter(folder / a.name) for a in cfg.arms}
+        records: dict[str, list[dict[str, Any]]] = {a.name: [] for a in cfg.arms}
+        warm: dict[str, list[dict[str, Any]]] = {a.name: [] for a in cfg.arms}
+        complete: dict[str, set[int]] = {a.name: set() for a in cfg.arms}
+        stats = {a.name: {"done": 0, "errors": 0, "tokens": 0, "point": point.label,
+                          "total": cfg.num_prompts} for a in cfg.arms}
+        scrapes: dict[str, tuple[str | None, str | None]] = {}
+        stopped_by = "num_prompts"
+        try:
+            warm_idx = [cfg.num_prompts + i for i in range(cfg.warmup)]
+            for arm in cfg.arms:
+                if warm_idx and not self.stopping:
+                    await self._batch(arm, point, warm_idx, {"phase": "warmup", "round": -1, "point": point.label},
+                                      writers[arm.name], warm[arm.name], None, dict(stats[arm.name]))
+            before = {a.name: await self._scrape(a) for a in cfg.arms}
+            size = cfg.round_size or default_round_size(point, cfg.num_prompts)
+            rounds: list[Round] = plan_rounds(cfg.num_prompts, size)
+            deadline = None if cfg.max_seconds is None else time.perf_counter() + cfg.max_seconds
+            self.progress({"type": "point", "point": point.label, "rounds": len(rounds)})
+            for rnd in rounds:
+                for arm in cfg.arms:
+                    if self.stopping:
+                        break
+                    meta = {"phase": "measured", "round": rnd.index, "point": point.label}
+                    ok = await self._batch(arm, point, list(rnd.prompts), meta, writers[arm.name],
+                                           records[arm.name], deadline, stats[arm.name])
+                    if ok:
+                        complete[arm.name].add(rnd.index)
+                if self.stopping:
+                    stopped_by = "interrupted"
+                    break
+                if deadline is not None and time.perf_counter() >= deadline:
+                    stopped_by = "max_seconds"
+                    break
+            after = {a.name: await self._scrape(a) for a in cfg.arms}
+            for arm in cfg.arms:
+                scrapes[arm.name] = (before[arm.name], after[arm.name])
+                for tag, text in (("before", before[arm.name]), ("after", after[arm.name])):
+                    if text is not None:
+                        write_text(folder / arm.name / f"metrics-{tag}.prom", text)
+        finally:
+            for w in writers.values():
+                w.close()
+        if self.stopping:
+            stopped_by = "interrupted"
+        return PointResult(point, folder, records, complete, stopped_by, scrapes)
+
+    async def run(self) -> list[PointResult]:
+        """All load points in order; returns what each measured (also written under ``out``)."""
+        results = []
+        for point in self.config.points:
+            if self.stopping:
+                break
+            results.append(await self.run_point(point))
+        return results
+
+
+__all__ = ["ArmSpec", "PointResult", "RunConfig", "Runner", "normalise_url"]
