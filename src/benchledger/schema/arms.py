@@ -56,8 +56,12 @@ def arm_conditions(record: Benchmark, arm: Arm) -> dict[str, Condition | None]:
         out["spec_method"] = arm.speculative.method
         out["spec_k"] = arm.speculative.k
         acc = arm.acceptance
-        stated = acc is not None and (acc.rate or acc.mean_length or acc.per_position)
-        out["spec_acceptance"] = "stated" if stated else None
+        if acc is None:
+            out["spec_acceptance"] = None
+        elif acc.unknown:
+            out["spec_acceptance"] = Unknown(unknown=acc.unknown, note=acc.note)
+        else:
+            out["spec_acceptance"] = acc.definition or "stated"
     return out
 
 

@@ -14,7 +14,7 @@ from pydantic import Field, model_validator
 
 from benchledger.schema.common import RecordBase
 from benchledger.schema.metrics import MetricName, Stat
-from benchledger.schema.provenance import SLUG_PATTERN, Condition, Quantity, StrictModel
+from benchledger.schema.provenance import SLUG_PATTERN, Condition, Quantity, StrictModel, Unknown, UnknownReason
 
 Scenario = Literal["per-request", "fixed-concurrency", "request-rate", "offline", "unknown"]
 MeasuredBy = Literal["benchledger", "self", "third-party", "vendor"]
@@ -103,8 +103,23 @@ class Acceptance(StrictModel):
     rate: Quantity | None = Field(default=None, description="accepted / drafted tokens (fraction 0..1 or %).")
     mean_length: Quantity | None = Field(default=None, description="1 + accepted / drafts (bonus included).")
     per_position: list[Quantity] = Field(default_factory=list, description="Unconditional survival per position.")
-    definition: str = Field(description="e.g. 'vllm-counters-windowed', 'vllm-log-last-20-windows', 'source-text'.")
+    definition: str = Field(
+        default="", description="e.g. 'vllm-counters-windowed', 'vllm-log-last-20-windows', 'source-text'."
+    )
     window: str | None = None
+    unknown: UnknownReason | None = Field(default=None, description="Set when no acceptance is known, and why.")
+    note: str = ""
+
+    @model_validator(mode="after")
+    def _stated_or_unknown(self) -> Acceptance:
+        stated = self.rate is not None or self.mean_length is not None or bool(self.per_position)
+        if stated and self.unknown:
+            raise ValueError("acceptance values are given, so 'unknown' must not be set")
+        if not stated and not self.unknown:
+            raise ValueError("give rate, mean_length or per_position, or 'unknown: source_omits|unchecked'")
+        if stated and not self.definition:
+            raise ValueError("say which acceptance definition the values use ('definition')")
+        return self
 
 
 class QuotedChange(StrictModel):
