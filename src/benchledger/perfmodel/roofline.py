@@ -30,9 +30,11 @@ class Efficiency:
     allreduce_latency: float = 10e-6
     link_bandwidth: float = 32e9
     """Used when the hardware's link is unknown (bytes/s per direction; ≈ PCIe 4.0 x16)."""
+    links: bool = True
+    """False: TP all-reduces cost nothing (the physical ceiling)."""
 
 
-IDEAL = Efficiency(eta_m=1.0, eta_c=1.0, t0=0.0, phi=1.0, allreduce_latency=0.0, link_bandwidth=float("inf"))
+IDEAL = Efficiency(eta_m=1.0, eta_c=1.0, t0=0.0, phi=1.0, allreduce_latency=0.0, links=False)
 """η = 1, no overhead, ideal verify kernel, free links: the physical ceiling."""
 
 
@@ -145,7 +147,7 @@ def forward_terms(cfg: StepConfig, eff: Efficiency) -> list[Term]:
 def allreduce_terms(count: int, tokens: float, hidden: int, hw: HardwareSpec, tp: int, eff: Efficiency,
                     name: str) -> list[Term]:
     """Ring all-reduces of ``tokens × hidden`` activations: α per call + 2(TP−1)/TP · bytes / link."""
-    if tp <= 1 or count == 0:
+    if tp <= 1 or count == 0 or not eff.links:
         return []
     link = hw.link_bandwidth or eff.link_bandwidth
     payload = tokens * hidden * ACTIVATION_BYTES

@@ -1,0 +1,49 @@
+"""A small bounded Nelder–Mead minimiser (pure Python; the model has four parameters)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+
+def nelder_mead(
+    f: Callable[[list[float]], float], start: Sequence[float], step: float = 0.3, iterations: int = 400,
+    tolerance: float = 1e-9,
+) -> tuple[list[float], float]:
+    """Minimise ``f`` from ``start``; returns (best point, best value)."""
+    n = len(start)
+    simplex = [list(start)]
+    for i in range(n):
+        point = list(start)
+        point[i] += step
+        simplex.append(point)
+    values = [f(p) for p in simplex]
+    for _ in range(iterations):
+        order = sorted(range(n + 1), key=values.__getitem__)
+        simplex = [simplex[i] for i in order]
+        values = [values[i] for i in order]
+        if abs(values[-1] - values[0]) < tolerance:
+            break
+        centroid = [sum(p[j] for p in simplex[:-1]) / n for j in range(n)]
+        worst = simplex[-1]
+        reflected = [c + (c - w) for c, w in zip(centroid, worst, strict=True)]
+        fr = f(reflected)
+        if fr < values[0]:
+            expanded = [c + 2.0 * (c - w) for c, w in zip(centroid, worst, strict=True)]
+            fe = f(expanded)
+            simplex[-1], values[-1] = (expanded, fe) if fe < fr else (reflected, fr)
+        elif fr < values[-2]:
+            simplex[-1], values[-1] = reflected, fr
+        else:
+            contracted = [c + 0.5 * (w - c) for c, w in zip(centroid, worst, strict=True)]
+            fc = f(contracted)
+            if fc < values[-1]:
+                simplex[-1], values[-1] = contracted, fc
+            else:
+                best = simplex[0]
+                simplex = [best] + [[b + 0.5 * (p - b) for b, p in zip(best, q, strict=True)] for q in simplex[1:]]
+                values = [values[0]] + [f(p) for p in simplex[1:]]
+    best_index = min(range(n + 1), key=values.__getitem__)
+    return simplex[best_index], values[best_index]
+
+
+__all__ = ["nelder_mead"]
