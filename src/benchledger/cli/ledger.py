@@ -99,17 +99,11 @@ def query(
     db: Path | None = typer.Option(None, "--db", help="Also keep the DuckDB file here."),
 ) -> None:
     """Run SQL against a freshly built index of the ledger."""
-    from benchledger.errors import BenchledgerError
     from benchledger.ledger.index import build_index
     from benchledger.ledger.index import query as run_query
 
     con = build_index(load(ledger), db)
-    try:
-        columns, rows = run_query(con, sql)
-    except Exception as exc:  # duckdb raises its own error tree; report it as one line
-        if exc.__class__.__module__.startswith("duckdb") or exc.__class__.__name__.endswith("Error"):
-            raise BenchledgerError(f"query failed: {exc}") from exc
-        raise
+    columns, rows = run_query(con, sql)
     if output is QueryFormat.csv:
         typer.echo(csv_text(columns, rows), nl=False)
     elif output is QueryFormat.json:

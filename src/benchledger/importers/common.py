@@ -16,16 +16,16 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from benchledger.errors import ImportFormatError
-from benchledger.schema import Known, Parallelism, Quantity, Result, Unknown
-from benchledger.schema.provenance import Condition
+from benchledger.schema import Arm, Known, Parallelism, Quantity, Result, Unknown
+from benchledger.schema.provenance import Condition, UnknownReason
 
 RUNS_IMPORT_DIR = "runs/imports"
 """Run artifacts of measured imports live in ``<ledger>/runs/imports/<sha prefix>/``."""
@@ -40,6 +40,7 @@ class InputFile:
     path: Path
     data: bytes
     sha256: str
+    run_folder: str | None = None
 
     @property
     def text(self) -> str:
@@ -47,12 +48,17 @@ class InputFile:
 
     @property
     def run_dir(self) -> str:
-        """Run folder (relative to the ledger root) that holds this file as a measured artifact."""
-        return f"{RUNS_IMPORT_DIR}/{self.sha256[:SHA_PREFIX]}"
+        """Run folder (relative to the ledger root) holding this file as a measured artifact: by default
+        ``runs/imports/<own sha256[:12]>``; a companion file (e.g. AIPerf's server metrics) shares its main file's."""
+        return self.run_folder or f"{RUNS_IMPORT_DIR}/{self.sha256[:SHA_PREFIX]}"
 
     @property
     def artifact_path(self) -> str:
         return f"{self.run_dir}/{self.path.name}"
+
+    def stored_with(self, main: InputFile) -> InputFile:
+        """This file as a companion stored in ``main``'s run folder."""
+        return replace(self, run_folder=main.run_dir)
 
 
 def read_input(path: Path | str) -> InputFile:
@@ -124,15 +130,40 @@ def known(value: str | int | float | bool, quote: str | None = None, source: str
     return Known(value=value, quote=quote, source=source, note=note)
 
 
-def fill_omitted(model: BaseModel, note: str = "") -> None:
-    """Set every condition field still ``None`` on a Subject/Workload to ``source_omits`` (in place)."""
+def fill_omitted(model: BaseModel, note: str = "", *, skip: Collection[str] = (),
+                 reason: UnknownReason = "source_omits") -> None:
+    """Set every condition field still ``None`` on a Subject/Workload to ``Unknown`` (in place).
+
+    ``skip`` names fields every arm states (they stay absent at the record level)."""
     for name, info in type(model).model_fields.items():
-        if getattr(model, name) is not None:
+        if getattr(model, name) is not None or name in skip:
             continue
         if name == "parallelism":
-            setattr(model, name, Parallelism(tp=omitted(note)))
+            setattr(model, name, Parallelism(tp=Unknown(unknown=reason, note=note)))
         elif _is_condition(info.annotation):
-            setattr(model, name, omitted(note))
+            setattr(model, name, Unknown(unknown=reason, note=note))
+
+
+def hoist_shared(arms: list[Arm], record_level: BaseModel, attr: str) -> set[str]:
+    """Move override fields (``attr`` = 'workload' or 'subject') equal in every arm to the record level.
+
+    Arms keep only what differs; returns the names of fields every arm still states itself."""
+    per_arm = [getattr(a, attr).model_dump(exclude_none=True) if getattr(a, attr) else {} for a in arms]
+    fields = type(getattr(arms[0], attr) or record_level).model_fields if arms else {}
+    per_arm_fields: set[str] = set()
+    for name in fields:
+        values = [d.get(name) for d in per_arm]
+        if values[0] is not None and all(v == values[0] for v in values):
+            setattr(record_level, name, getattr(getattr(arms[0], attr), name))
+            for arm in arms:
+                setattr(getattr(arm, attr), name, None)
+        elif all(v is not None for v in values):
+            per_arm_fields.add(name)
+    for arm in arms:
+        override = getattr(arm, attr)
+        if override is not None and not override.model_dump(exclude_none=True):
+            setattr(arm, attr, None)
+    return per_arm_fields
 
 
 def _is_condition(annotation: Any) -> bool:
@@ -149,6 +180,15 @@ def distribution(values: list[float]) -> Condition | None:
         return int(low) if float(low).is_integer() else low
     mean = sum(values) / len(values)
     return f"mean {mean:.6g} (min {low:g}, max {high:g}, n={len(values)})"
+
+
+def percentile(values: list[float], q: float) -> float:
+    """numpy-style (linear interpolation) percentile ``q`` in 0..100 of non-empty ``values``."""
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100.0
+    low = int(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
 
 
 def number(data: Mapping[str, Any], key: str, src: Path, where: str = "") -> float:
@@ -194,6 +234,7 @@ __all__ = [
     "InputFile",
     "distribution",
     "fill_omitted",
+    "hoist_shared",
     "known",
     "mapping",
     "measured",
@@ -201,6 +242,7 @@ __all__ = [
     "number",
     "omitted",
     "optional_number",
+    "percentile",
     "quoted",
     "quoted_result",
     "read_input",

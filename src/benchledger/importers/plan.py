@@ -86,7 +86,7 @@ def check_plan(plan: ImportPlan, root: Path, existing: dict[str, RecordBase]) ->
     """Raise ``BenchledgerError`` unless every record, quote and artifact of the plan is sound."""
     sources: dict[str, Source] = {r.id: r for r in existing.values() if isinstance(r, Source)}
     sources.update({r.id: r for r in plan.records if isinstance(r, Source)})
-    artifacts = {a.rel_path.rsplit("/", 1)[0]: a.sha256 for a in plan.artifacts}
+    artifacts = {(a.rel_path.rsplit("/", 1)[0], a.sha256) for a in plan.artifacts}
     for record in plan.records:
         kind = getattr(record, "kind")  # noqa: B009
         path = record_path(root, kind, record.id)
@@ -101,7 +101,7 @@ def check_plan(plan: ImportPlan, root: Path, existing: dict[str, RecordBase]) ->
 
 
 def _check_evidence(record: RecordBase, item: Quantity | Known, sources: dict[str, Source],
-                    artifacts: dict[str, str], root: Path) -> None:
+                    artifacts: set[tuple[str, str]], root: Path) -> None:
     quote = item.quote
     if quote:
         source_id = item.source or (record.sources[0] if record.sources else None)
@@ -113,7 +113,7 @@ def _check_evidence(record: RecordBase, item: Quantity | Known, sources: dict[st
             raise BenchledgerError(f"{record.id}: quote {quote!r} is not in the excerpt of source {source.id}")
     if isinstance(item, Quantity) and item.provenance == "measured":
         run, sha = item.run or "", item.sha256 or ""
-        if artifacts.get(run) == sha:
+        if (run, sha) in artifacts:
             return
         folder = root / run
         stored = [p for p in folder.iterdir() if p.is_file()] if folder.is_dir() else []

@@ -18,6 +18,7 @@ from benchledger.errors import ImportFormatError
 from benchledger.importers.common import (
     InputFile,
     distribution,
+    fill_omitted,
     known,
     measured,
     measured_result,
@@ -28,7 +29,6 @@ from benchledger.importers.common import (
 )
 from benchledger.importers.context import ImportContext, draft_body
 from benchledger.schema import Acceptance, Arm, Benchmark, Result, Speculative, Subject, Workload
-from benchledger.importers.common import fill_omitted
 
 FORMAT = "vllm-bench"
 REQUIRED_KEYS = ("duration", "completed", "total_output_tokens", "output_throughput")
@@ -82,7 +82,7 @@ def _record(src: InputFile, data: dict[str, Any], ctx: ImportContext) -> Benchma
     arm = Arm(name=_arm_name(workload), results=_results(src, data, is_benchledger))
     spec = _speculative(src, data)
     if spec is not None:
-        arm.speculative, arm.acceptance = spec
+        arm.speculative, arm.acceptance, arm.note = spec
         notes.append("spec_decode_* counters are present, so speculation was on; the method is not stated "
                      "(`other`), k = number of per-position rates.")
     fmt = "benchledger-run" if is_benchledger else FORMAT
@@ -154,7 +154,7 @@ def _results(src: InputFile, data: dict[str, Any], is_benchledger: bool) -> list
     return out
 
 
-def _speculative(src: InputFile, data: dict[str, Any]) -> tuple[Speculative, Acceptance] | None:
+def _speculative(src: InputFile, data: dict[str, Any]) -> tuple[Speculative, Acceptance, str] | None:
     rate = optional_number(data, "spec_decode_acceptance_rate", src.path)
     length = optional_number(data, "spec_decode_acceptance_length", src.path)
     per_pos = data.get("spec_decode_per_position_acceptance_rates")
@@ -172,9 +172,9 @@ def _speculative(src: InputFile, data: dict[str, Any]) -> tuple[Speculative, Acc
         definition="vllm-counters-windowed", window=window,
     )
     k = known(len(per_pos), note="length of spec_decode_per_position_acceptance_rates") if per_pos else omitted()
-    spec = Speculative(method="other", k=k, config=omitted(
-        f"counters: {', '.join(f'{n}={v}' for n, v in counts.items() if v is not None)}"))
-    return spec, acceptance
+    spec = Speculative(method="other", k=k, config=omitted())
+    note = "spec-decode counters over the run: " + ", ".join(f"{n}={v}" for n, v in counts.items() if v is not None)
+    return spec, acceptance, note
 
 
 __all__ = ["FORMAT", "build", "load_json_object"]

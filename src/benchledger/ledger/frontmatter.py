@@ -77,8 +77,9 @@ def _child(node: yaml.Node, part: int | str) -> yaml.Node | None:
 class _CanonicalDumper(yaml.SafeDumper):
     """Block style, no key sorting, literal blocks for multi-line strings, no line folding."""
 
-    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:  # noqa: FBT001, FBT002
-        super().increase_indent(flow, indentless)
+    def ignore_aliases(self, data: Any) -> bool:
+        """Never write anchors/aliases: every value is spelled out where it is used."""
+        return True
 
 
 def _str_representer(dumper: yaml.SafeDumper, value: str) -> yaml.Node:

@@ -15,6 +15,7 @@ from typing import Any
 
 import duckdb
 
+from benchledger.errors import LedgerError
 from benchledger.ledger import rows
 from benchledger.ledger.store import Ledger
 
@@ -135,8 +136,11 @@ def _view_sql() -> list[str]:
 
 
 def query(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Run SQL; return column names and rows."""
-    cursor = con.execute(sql)
+    """Run SQL; return column names and rows. A bad query raises ``LedgerError`` with DuckDB's message."""
+    try:
+        cursor = con.execute(sql)
+    except duckdb.Error as exc:
+        raise LedgerError(f"query failed: {exc}") from None
     columns = [d[0] for d in cursor.description] if cursor.description else []
     return columns, cursor.fetchall()
 

@@ -8,7 +8,7 @@ bytes/s per device; the link is the fastest known device-to-device interconnect,
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from benchledger.perfmodel.errors import MissingInputError
 from benchledger.schema import Accelerator, Interconnect, Quantity
@@ -54,10 +54,11 @@ class HardwareSpec:
     link_id: str | None = None
     notes: tuple[str, ...] = ()
     """How derived peaks were obtained (e.g. sparse figure halved)."""
+    memory: float | None = None
+    """Device memory, bytes (None: unknown)."""
 
     def with_count(self, count: int) -> HardwareSpec:
-        return HardwareSpec(self.id, self.bandwidth, dict(self.peaks), count, self.link_bandwidth, self.link_id,
-                            self.notes)
+        return replace(self, peaks=dict(self.peaks), count=count)
 
     def gemm_peak(self, weight_format: str) -> tuple[str, float | None, str]:
         """(precision, dense FLOP/s per device or None, how it was chosen) for GEMMs with these weights."""
@@ -108,6 +109,7 @@ def hardware_from_records(
     return HardwareSpec(
         id=accelerator.id, bandwidth=bandwidth * GB, peaks=peaks, count=count,
         link_bandwidth=link_bw, link_id=link_id, notes=tuple(notes),
+        memory=None if (mem := _value(accelerator.memory_gb)) is None else mem * GB,
     )
 
 

@@ -136,6 +136,9 @@ def _walk(node: object, path: str) -> Iterator[tuple[str, object]]:
     elif isinstance(node, list):
         for index, child in enumerate(node):
             yield from _walk(child, f"{path}[{index}]")
+    elif isinstance(node, dict):
+        for key in sorted(node):
+            yield from _walk(node[key], f"{path}.{key}")
 
 
 __all__ = [

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from benchledger.schema import METRICS, Benchmark, arm_conditions
 from benchledger.site.context import SiteData, effect_class
-from benchledger.site.evidence import cond_view, format_number, format_scalar
+from benchledger.site.evidence import cond_view, format_number
 from benchledger.site.physics import NO_CEILING, best_efficiency
 
 
@@ -82,9 +82,11 @@ def build_index_row(data: SiteData, record: Benchmark) -> IndexRow:
     hardware = Shown(hw_text, hw_text, "" if counts else count_view.title, "" if counts else "unknown")
     versions = sorted({str(a["engine_version"]) for a in arms if a["engine_version"]})
     version_view = cond_view(subject.engine_version)
+    version_text = ", ".join(versions)
+    short = version_text if len(version_text) <= 28 else version_text[:27] + "…"
     engine = Shown(
-        f"{subject.engine} {', '.join(versions)}" if versions else f"{subject.engine} (version unknown)",
-        subject.engine, "" if versions else version_view.title, "" if versions else "unknown",
+        f"{subject.engine} {short}" if versions else f"{subject.engine} (version unknown)",
+        subject.engine, version_text if versions else version_view.title, "" if versions else "unknown",
     )
     weights_set = sorted({str(a["weights"]) for a in arms if a["weights"]})
     weights = Shown(", ".join(weights_set) or "unknown", ", ".join(weights_set),
@@ -155,4 +157,4 @@ def _audit(data: SiteData, record_id: str) -> Shown:
     return Shown(summary.text + waived, str(summary.sort_key), "audit findings of this record", summary.worst)
 
 
-__all__ = ["IndexRow", "Shown", "build_index_row", "format_scalar"]
+__all__ = ["IndexRow", "Shown", "build_index_row"]

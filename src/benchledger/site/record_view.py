@@ -11,7 +11,14 @@ from typing import Any
 
 from benchledger.schema import Arm, Benchmark, Condition, Quantity, arm_conditions
 from benchledger.site.context import SiteData, effect_class
-from benchledger.site.evidence import CondView, Evidence, collect_evidence, cond_view, format_number, format_scalar
+from benchledger.site.evidence import (
+    CondView,
+    Evidence,
+    collect_evidence,
+    cond_view,
+    format_number,
+    format_scalar,
+)
 from benchledger.site.physics import NO_CEILING
 
 CONDITION_LABELS: dict[str, str] = {
@@ -55,6 +62,11 @@ class ArmRow:
     cells: list[Cell]
     group: str
     help: str = ""
+
+    @property
+    def uniform(self) -> bool:
+        """True when every arm shows the same thing: drawn as one cell spanning all arms."""
+        return len(self.cells) > 1 and all(c == self.cells[0] for c in self.cells[1:])
 
 
 @dataclass
@@ -206,7 +218,7 @@ def _speedup_rows(data: SiteData, record: Benchmark) -> list[ArmRow]:
             if c is None:
                 cells.append(Cell("—", css="na", title="no baseline to compare with for this metric"))
                 continue
-            text = f"{c['speedup']:.3f}× ({c['percent_change']:+.1f} %)"
+            text = f"{c['speedup']:.3f}× (value {c['percent_change']:+.1f} %)"
             q = quoted.get((arm.name, metric, stat))
             title = f"derived: {c['formula']}; arm {format_number(c['arm_value'])} vs baseline " \
                     f"{c['baseline_arm']} {format_number(c['baseline_value'])} {c['unit']}"

@@ -1,0 +1,5 @@
+"""``python -m benchledger`` runs the command line."""
+
+from benchledger.cli import main
+
+main()

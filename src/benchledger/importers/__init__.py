@@ -1,0 +1,57 @@
+"""Importers: bring results of other tools and public records into the ledger as draft benchmark records.
+
+``import_files(fmt, paths, ledger_root, options)`` reads every file, builds all records fully in memory, checks
+them (schema round trip, quotes in excerpts, artifacts with their sha256) and only then writes — so a malformed
+file raises ``ImportFormatError`` naming the file and key, and nothing is written. One module per format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from benchledger.importers import aiperf, autobench, guidellm, inference_research, mlperf, vllm_bench
+from benchledger.importers.common import ImportOptions, InputFile, read_input
+from benchledger.importers.context import ImportContext
+from benchledger.importers.plan import ImportPlan, WriteOutcome, apply_plan, check_plan
+from benchledger.importers.references import ReferenceResolver
+from benchledger.ledger.store import Ledger
+
+Builder = Callable[[list[InputFile], ImportContext], None]
+FORMATS: dict[str, Builder] = {
+    "vllm-bench": vllm_bench.build,
+    "benchledger-run": vllm_bench.build,
+    "aiperf": aiperf.build,
+    "guidellm": guidellm.build,
+    "mlperf": mlperf.build,
+    "autobench": autobench.build,
+    "inference-research": inference_research.build,
+}
+"""Format name → builder. ``benchledger-run`` is benchledger's own ``summary.json`` (vLLM bench serve keys)."""
+
+
+def plan_import(fmt: str, paths: Sequence[Path | str], ledger: Ledger, options: ImportOptions) -> ImportPlan:
+    """Build and check the whole import in memory; raises before anything is written."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown import format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    files = [aiperf.expand_input(Path(p)) if fmt == "aiperf" else read_input(p) for p in paths]
+    resolver = ReferenceResolver(dict(ledger.records), overrides={
+        "model": options.model, "engine": options.engine, "accelerator": options.accelerator})
+    ctx = ImportContext(options=options, resolver=resolver)
+    if options.source is not None:
+        ledger.get(options.source)
+    FORMATS[fmt](files, ctx)
+    ctx.plan.add(*resolver.placeholder_records())
+    check_plan(ctx.plan, ledger.root, dict(ledger.records))
+    return ctx.plan
+
+
+def import_files(fmt: str, paths: Sequence[Path | str], ledger_root: Path | str, options: ImportOptions | None = None,
+                 *, dry_run: bool = False) -> list[WriteOutcome]:
+    """Import files of one format into the ledger at ``ledger_root`` (see the module docstring)."""
+    ledger = Ledger.load(ledger_root)
+    plan = plan_import(fmt, paths, ledger, options or ImportOptions())
+    return apply_plan(plan, ledger.root, dry_run=dry_run)
+
+
+__all__ = ["FORMATS", "ImportOptions", "import_files", "plan_import"]

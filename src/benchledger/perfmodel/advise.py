@@ -1,0 +1,122 @@
+"""``advise``: rank the configurations a user can choose (spec on/off and k, weight format, devices / TP) by the
+model's predicted tok/s, with the reason each wins or loses in words taken from its limiting terms."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from benchledger.perfmodel.predict import Params, Prediction, Scenario, predict
+from benchledger.perfmodel.specdec import SpecConfig
+
+DEFAULT_ALPHA = 0.7
+"""Default i.i.d. per-draft acceptance when no profile is given (r_i = α^i, Leviathan et al.)."""
+MEMORY_HEADROOM = 0.9
+
+
+@dataclass(frozen=True)
+class Option:
+    """One ranked configuration."""
+
+    label: str
+    scenario: Scenario
+    prediction: Prediction | None
+    reason: str
+    meets_target: bool | None = None
+
+    def to_json(self) -> dict[str, object]:
+        p = self.prediction
+        return {
+            "option": self.label, "weights": self.scenario.weights.id, "devices": self.scenario.devices,
+            "tp": self.scenario.tp_size, "spec": None if self.scenario.spec is None else
+            {"method": self.scenario.spec.method, "k": self.scenario.spec.k},
+            "tok_s_per_stream": None if p is None else round(p.tok_s_per_stream, 3),
+            "aggregate_tok_s": None if p is None else round(p.aggregate_tok_s, 3),
+            "speedup": None if p is None or p.speedup is None else round(p.speedup, 3),
+            "limiting": [] if p is None else p.limiting, "meets_target": self.meets_target, "reason": self.reason,
+        }
+
+
+def explain(p: Prediction, sc: Scenario, phi: float) -> str:
+    """The limiting terms of a prediction, in words."""
+    words = []
+    for name in p.limiting:
+        term = p.step.term(name)
+        bound = term.bound if term is not None else ""
+        if name == "verify_attention":
+            words.append(f"verify attention dominates at {sc.context:g} tokens: φ·L·β with φ={phi:g}")
+        elif name == "weights" and bound == "compute":
+            rows = sc.batch_per_replica * (sc.spec.query_tokens if sc.spec else 1)
+            words.append(f"GEMMs over {rows} rows are compute-bound")
+        elif name == "weights":
+            words.append("weight streaming (memory-bound)")
+        elif name == "draft_lm_head":
+            words.append("draft cost: the full lm_head is read every draft step")
+        elif name == "recurrent_state":
+            writes = sc.spec.query_tokens if sc.spec and sc.spec.state_snapshots else 1
+            words.append(f"recurrent-state traffic (1 read + {writes} write(s) per sequence)")
+        elif name in ("attention",):
+            words.append(f"KV reads at {sc.context:g} tokens")
+        elif name == "tp_allreduce":
+            words.append("TP all-reduce latency")
+        elif name == "overhead":
+            words.append("per-step overhead t0")
+        else:
+            words.append(name)
+    return "; ".join(words)
+
+
+def fits(sc: Scenario) -> tuple[bool, str]:
+    """Whether weights + KV of all sequences fit in device memory (unknown memory: assumed to fit)."""
+    hw = sc.hardware
+    if hw.memory is None:
+        return True, "memory unknown: fit not checked"
+    m = sc.model
+    need = (m.params_total * sc.weights.bytes_per_param + sc.concurrency *
+            (m.kv_bytes_per_sequence(sc.context, sc.kv.bytes_per_param) + m.recurrent_state_bytes))
+    have = hw.memory * sc.devices * MEMORY_HEADROOM
+    return need <= have, f"needs {need / 1e9:.0f} GB of {have / 1e9:.0f} GB"
+
+
+def advise(
+    base: Scenario, *, params_for: Callable[[Scenario], Params], formats: list[Scenario], device_counts: list[int],
+    ks: list[int], rates: tuple[float, ...] | None, method: str = "mtp", target_tok_s: float | None = None,
+) -> list[Option]:
+    """Rank every (weights, devices, spec k) combination; non-fitting ones go last with their reason."""
+    options: list[Option] = []
+    for fmt_sc in formats:
+        for devices in device_counts:
+            sc0 = replace(fmt_sc, devices=devices, tp=devices, hardware=fmt_sc.hardware.with_count(devices))
+            for k in [0, *ks]:
+                spec = None
+                if k > 0:
+                    profile = rates if rates is not None else tuple(DEFAULT_ALPHA ** (i + 1) for i in range(k))
+                    if len(profile) < k:
+                        continue
+                    spec = SpecConfig(method, k, profile[:k], state_snapshots=base.spec.state_snapshots
+                                      if base.spec else True)
+                sc = replace(sc0, spec=spec)
+                label = f"{sc.weights.id} × {devices} dev (TP {devices}), " + (f"{method} k={k}" if k else "no spec")
+                ok, why = fits(sc)
+                if not ok:
+                    options.append(Option(label, sc, None, f"does not fit: {why}"))
+                    continue
+                params = params_for(sc)
+                p = predict(sc, params)
+                reason = explain(p, sc, params.eff.phi)
+                if p.speedup is not None:
+                    verdict = "helps" if p.speedup > 1.0 else "hurts"
+                    reason = f"spec {verdict} (S={p.speedup:.2f}, AL={p.acceptance_length:.2f}); limited by {reason}"
+                else:
+                    reason = f"limited by {reason}"
+                meets = None if target_tok_s is None else p.tok_s_per_stream >= target_tok_s
+                options.append(Option(label, sc, p, reason, meets))
+    ranked = sorted(
+        options,
+        key=lambda o: (o.prediction is None, not o.meets_target if o.meets_target is not None else False,
+                       -(o.prediction.aggregate_tok_s if o.prediction else 0.0)),
+    )
+    return ranked
+
+
+__all__ = ["DEFAULT_ALPHA", "Option", "advise", "explain", "fits"]

@@ -1,0 +1,133 @@
+"""``build_site``: ledger folder → a static site folder, deterministically and atomically.
+
+The site is written to a temporary sibling folder and swapped into place only when complete, so a failed
+build never leaves a half-written site. An existing output folder is replaced only when it is empty or an
+earlier benchledger site (it holds the ``.benchledger-site`` marker) — never an arbitrary folder.
+Same ledger files → same bytes: no dates, no absolute paths, explicit ordering everywhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import tempfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import duckdb
+
+from benchledger.errors import LedgerError
+from benchledger.ledger.index import build_index
+from benchledger.ledger.store import Ledger
+from benchledger.site.context import SiteData, load_site_data
+from benchledger.site.downloads import write_downloads
+from benchledger.site.pages import PageRenderer
+from benchledger.site.plots import coverage_plot, efficiency_plots, pareto_plots, speedup_plots
+
+MARKER = ".benchledger-site"
+MARKER_TEXT = "This folder is a site built by `benchledger site build`; the next build replaces it.\n"
+STATIC_FILES: tuple[str, ...] = ("site.css", "site.js")
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    """What a build wrote."""
+
+    out: Path
+    records: int
+    benchmarks: int
+    pages: int
+    plots: int
+    files: int
+    load_errors: int
+
+
+def ledger_digest(ledger: Ledger) -> str:
+    """sha256 over every record file (relative path + bytes), in path order."""
+    digest = hashlib.sha256()
+    for record_id in sorted(ledger.paths, key=lambda rid: ledger.paths[rid].as_posix()):
+        path = ledger.paths[record_id]
+        digest.update(path.relative_to(ledger.root).as_posix().encode("utf-8") + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def check_target(out: Path) -> None:
+    """Refuse to replace anything but an empty folder or an earlier site."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise LedgerError(f"{out}: --out exists and is not a folder")
+    if any(out.iterdir()) and not (out / MARKER).is_file():
+        raise LedgerError(f"{out}: --out is a non-empty folder that is not a benchledger site "
+                          f"(no {MARKER} file); choose an empty or new folder")
+
+
+def build_site(ledger_root: Path | str | None, out: Path | str) -> BuildReport:
+    """Build the site of the ledger at ``ledger_root`` into ``out``."""
+    ledger = Ledger.load(ledger_root)
+    target = Path(out).resolve()
+    check_target(target)
+    con = build_index(ledger)
+    try:
+        data = load_site_data(ledger, con, ledger_digest(ledger))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
+        try:
+            counts = _write_site(data, con, staging)
+            _swap_into_place(staging, target)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+    finally:
+        con.close()
+    files = sum(1 for p in target.rglob("*") if p.is_file())
+    return BuildReport(out=target, records=len(ledger), benchmarks=len(data.benchmarks), pages=counts[0],
+                       plots=counts[1], files=files, load_errors=len(ledger.errors))
+
+
+def _write_site(data: SiteData, con: duckdb.DuckDBPyConnection, root: Path) -> tuple[int, int]:
+    (root / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+    static = resources.files("benchledger.site") / "static"
+    (root / "static").mkdir()
+    for name in STATIC_FILES:
+        (root / "static" / name).write_bytes((static / name).read_bytes())
+    plots = [*speedup_plots(data), *pareto_plots(data), *efficiency_plots(data), coverage_plot(data)]
+    (root / "plots").mkdir()
+    for plot in plots:
+        (root / "plots" / f"{plot.slug}.svg").write_text(plot.svg, encoding="utf-8")
+    downloads = write_downloads(con, data.ledger, root)
+    renderer = PageRenderer(data)
+    pages = 0
+    for rel, html in (renderer.index(downloads), *renderer.plot_pages(plots), *renderer.lists()):
+        _write(root, rel, html)
+        pages += 1
+    for generator in (renderer.benchmarks(plots), renderer.sources(), renderer.references()):
+        for rel, html in generator:
+            _write(root, rel, html)
+            pages += 1
+    return pages, len(plots)
+
+
+def _write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
+
+
+def _swap_into_place(staging: Path, target: Path) -> None:
+    """Replace ``target`` with ``staging`` (two renames; the old site is removed afterwards)."""
+    old = None
+    if target.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+        old.rmdir()
+        target.rename(old)
+    staging.rename(target)
+    target.chmod(0o755)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+__all__ = ["MARKER", "BuildReport", "build_site", "check_target", "ledger_digest"]

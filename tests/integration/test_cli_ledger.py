@@ -1,0 +1,73 @@
+"""The ledger commands, run as a real subprocess (exit codes, one-line errors, output formats)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from ledger_builder import benchmark, reference_records, source, write_all
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "benchledger", *args], capture_output=True, text=True, timeout=120,
+                          check=False)
+
+
+def test_help_lists_commands() -> None:
+    out = run("--help")
+    assert out.returncode == 0
+    for command in ("audit", "query", "show", "export", "init", "fmt"):
+        assert command in out.stdout
+
+
+def test_audit_json_and_exit_status(mini_ledger: Path, tmp_path: Path) -> None:
+    ok = run("audit", "--ledger", str(mini_ledger), "--json")
+    assert ok.returncode == 0
+    assert json.loads(ok.stdout)["counts"]["error"] == 0
+    bad = benchmark()
+    bad["arms"][1]["results"][1]["value"] = 42.0
+    root = write_all(tmp_path / "bad", [source(), *reference_records(), bad])
+    failed = run("audit", "--ledger", str(root), "--json")
+    assert failed.returncode == 1
+    assert "provenance.number-not-in-quote" in json.loads(failed.stdout)["by_code"]
+
+
+def test_query_formats(mini_ledger: Path) -> None:
+    sql = "SELECT arm, value FROM results WHERE metric = 'output_throughput' ORDER BY arm"
+    as_json = run("query", sql, "--ledger", str(mini_ledger), "--format", "json")
+    assert json.loads(as_json.stdout) == [{"arm": "base", "value": 19.13}, {"arm": "mtp4", "value": 24.06}]
+    as_csv = run("query", sql, "--ledger", str(mini_ledger), "--format", "csv")
+    assert as_csv.stdout.splitlines() == ["arm,value", "base,19.13", "mtp4,24.06"]
+
+
+def test_bad_sql_is_one_line(mini_ledger: Path) -> None:
+    out = run("query", "SELECT nope FROM nowhere", "--ledger", str(mini_ledger))
+    assert out.returncode == 2
+    assert out.stderr.startswith("error: query failed")
+    assert "Traceback" not in out.stderr
+
+
+def test_missing_ledger_is_one_line(tmp_path: Path) -> None:
+    out = run("audit", "--ledger", str(tmp_path / "nope"))
+    assert out.returncode != 0
+    assert "Traceback" not in out.stderr
+
+
+def test_show_prints_derived_comparison(mini_ledger: Path) -> None:
+    out = run("show", "test-bench", "--ledger", str(mini_ledger))
+    assert out.returncode == 0
+    assert "derived comparisons" in out.stdout and "1.2577" in out.stdout
+
+
+def test_init_and_fmt(tmp_path: Path, mini_ledger: Path) -> None:
+    target = tmp_path / "mine"
+    assert run("init", str(target)).returncode == 0
+    assert (target / "benchmarks").is_dir() and (target / "waivers.yaml").exists()
+    assert run("audit", "--ledger", str(target)).returncode == 0
+    path = mini_ledger / "benchmarks" / "test-bench.md"
+    path.write_text(path.read_text().replace("title: Test experiment", "title:    Test experiment"))
+    assert run("fmt", "--check", "--ledger", str(mini_ledger)).returncode == 1
+    assert run("fmt", "--ledger", str(mini_ledger)).returncode == 0
+    assert run("fmt", "--check", "--ledger", str(mini_ledger)).returncode == 0
