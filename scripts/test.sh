@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Run the whole test suite. Installs the headless browser for the site tests when it is missing and we may
+# (root, Debian/Ubuntu); otherwise those tests skip with a reason. Used by the README and by .ci/run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing chromium + chromium-driver for the browser tests"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+  else
+    echo "note: chromium/chromedriver not found and not root: browser tests will be skipped"
+  fi
+fi
+exec python -m pytest "$@"
