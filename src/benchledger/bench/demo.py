@@ -26,8 +26,8 @@ from benchledger.bench.tinymodels import TinyModelShape, build_vocab, write_targ
 from benchledger.bench.workload import RequestSpec, synthetic_prompts
 from benchledger.errors import BenchError
 
-DEMO_SHAPE = TinyModelShape(n_embd=384, n_layers=8, n_ff=1152, n_head=6, n_head_kv=2, n_ctx=2048)
-DEMO_DEEP_SCALE = 0.15
+DEMO_SHAPE = TinyModelShape(n_embd=512, n_layers=12, n_ff=1536, n_head=8, n_head_kv=2, n_ctx=2048)
+DEMO_DEEP_SCALE = 0.05
 DEMO_K = 4
 MODEL_ID, ENGINE_ID, ACCEL_ID, FORMAT_ID = "tiny-llama-random", "llama-cpp", "cpu-host", "f32"
 
@@ -139,10 +139,11 @@ def run_demo(workdir: Path | None = None, *, seconds_per_point: float = 18.0, ou
     ]
     request = RequestSpec(endpoint="completions", model=MODEL_ID, output_tokens=output_tokens, temperature=0.0,
                           seed=0, ignore_eos=False)
-    prompts = synthetic_prompts(200, 32, None, None, 0)
     config = RunConfig(arms=arms, request=request, points=[LoadPoint(concurrency=c) for c in concurrency],
-                       prompts=prompts, num_prompts=64, out=ledger / "runs" / record_id,
-                       max_seconds=seconds_per_point, warmup=2, timeout=60.0, synthetic=True)
+                       prompts=[], num_prompts=64,
+                       prompt_builder=lambda url: synthetic_prompts(70, 32, url, MODEL_ID, 0), out=ledger / "runs" / record_id,
+                       max_seconds=seconds_per_point, warmup=2, timeout=60.0, synthetic=True,
+                       round_size_per_concurrency=2)
     target = RecordTarget(
         ledger_root=ledger, record_id=record_id, model=MODEL_ID, engine=ENGINE_ID, accelerator=ACCEL_ID,
         title="Tiny random llama on this CPU, llama.cpp: draft-model speculation (k=4) vs base, concurrency 1/2/4",

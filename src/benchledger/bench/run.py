@@ -65,10 +65,13 @@ class RunConfig:
     warmup: int = 2
     timeout: float = 120.0
     round_size: int | None = None
+    round_size_per_concurrency: int | None = None
     seed: int = 0
     slos_ms: dict[str, float] = field(default_factory=dict)
     api_key: str | None = None
     synthetic: bool = True
+    prompt_builder: Callable[[str], list[Prompt]] | None = None
+    """Builds ``prompts`` from the first arm's URL once engines are up (e.g. exact lengths via /tokenize)."""
 
 
 @dataclass
@@ -184,6 +187,8 @@ class Runner:
                                       writers[arm.name], warm[arm.name], None, dict(stats[arm.name]))
             before = {a.name: await self._scrape(a) for a in cfg.arms}
             size = cfg.round_size or default_round_size(point, cfg.num_prompts)
+            if cfg.round_size_per_concurrency and point.concurrency:
+                size = cfg.round_size_per_concurrency * point.concurrency
             rounds: list[Round] = plan_rounds(cfg.num_prompts, size)
             deadline = None if cfg.max_seconds is None else time.perf_counter() + cfg.max_seconds
             self.progress({"type": "point", "point": point.label, "rounds": len(rounds)})

@@ -56,7 +56,8 @@ def environment(config: RunConfig, engines: dict[str, dict[str, Any]]) -> dict[s
         "api_key": "set (not recorded)" if config.api_key else "none",
         "arms": [{"name": a.name, "url": a.url, "metrics_url": a.metrics, "speculative": a.spec_method,
                   "k": a.spec_k, "launch": a.launch} for a in config.arms],
-        "request": {k: v for k, v in config.request.__dict__.items()},
+        "request": dict(config.request.__dict__),
+        "prompts": {"count": len(config.prompts), "input_tokens_source": sorted({p.input_tokens_source for p in config.prompts})},
         "points": [p.label for p in config.points],
         "num_prompts": config.num_prompts,
         "max_seconds": config.max_seconds,
@@ -81,6 +82,8 @@ def run_session(config: RunConfig, progress: Progress | None = None, *, launch_t
                                      "log": eng.log_path.name}
             else:
                 engines[arm.name] = engine_info(arm.url)
+        if config.prompt_builder is not None and not config.prompts:
+            config.prompts = config.prompt_builder(config.arms[0].url)
         write_json(config.out / "environment.json", environment(config, engines))
         runner = Runner(config, progress)
         points = _run_with_sigint(runner)

@@ -103,6 +103,11 @@ def _random_weights(shape: TinyModelShape, n_vocab: int, seed: int) -> dict[str,
         "output_norm.weight": np.ones(e, dtype=np.float32),
         "output.weight": mat(n_vocab, e, 4.0),
     }
+    # Zero head rows for the bytes 0x80-0xFF (partial UTF-8: the server would hold them back and merge chunks)
+    # and for <s>/</s>: greedy decoding then never picks them, so every token is its own chunk and no EOS
+    # cuts a request short.
+    w["output.weight"][128:256] = 0.0
+    w["output.weight"][n_vocab - 2 :] = 0.0
     for i in range(shape.n_layers):
         p = f"blk.{i}."
         w[p + "attn_norm.weight"] = np.ones(e, dtype=np.float32)
