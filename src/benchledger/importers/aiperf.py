@@ -22,6 +22,7 @@ from benchledger.errors import ImportFormatError
 from benchledger.importers.common import (
     InputFile,
     fill_omitted,
+    items,
     known,
     mapping,
     measured,
@@ -29,10 +30,20 @@ from benchledger.importers.common import (
     omitted,
     read_input,
     record_id,
+    sub,
 )
 from benchledger.importers.context import ImportContext, draft_body
 from benchledger.importers.vllm_bench import load_json_object
-from benchledger.schema import Acceptance, Arm, Benchmark, Result, Speculative, Subject, Workload
+from benchledger.schema import (
+    Acceptance,
+    Arm,
+    Benchmark,
+    Result,
+    Speculative,
+    Subject,
+    Workload,
+    condition_value,
+)
 
 FORMAT = "aiperf"
 MAIN_FILE = "profile_export_aiperf.json"
@@ -90,7 +101,8 @@ def _record(src: InputFile, data: dict[str, Any], siblings: dict[str, InputFile]
     workload = _workload(src, data, config)
     fill_omitted(subject)
     fill_omitted(workload)
-    arm = Arm(name=f"c{workload.concurrency}" if isinstance(workload.concurrency, int) else "run",
+    conc = condition_value(workload.concurrency)
+    arm = Arm(name=f"c{conc}" if isinstance(conc, int) else "run",
               results=_results(src, data))
     notes = ["AIPerf `inter_token_latency` = vLLM TPOT ((latency − TTFT)/(OSL − 1)) → `tpot` (aiperf-itl); "
              "`inter_chunk_latency` = vLLM ITL per chunk → `itl` (aiperf-icl).",
@@ -110,16 +122,16 @@ def _record(src: InputFile, data: dict[str, Any], siblings: dict[str, InputFile]
 
 
 def _model_name(config: dict[str, Any]) -> str | None:
-    items = (config.get("models") or {}).get("items") if isinstance(config.get("models"), dict) else None
-    if isinstance(items, list) and len(items) == 1 and isinstance(items[0], dict):
-        name = items[0].get("name")
+    models = items(sub(config, "models"), "items")
+    if len(models) == 1 and isinstance(models[0], dict):
+        name = models[0].get("name")
         return name if isinstance(name, str) else None
     return None
 
 
 def _workload(src: InputFile, data: dict[str, Any], config: dict[str, Any]) -> Workload:
     workload = Workload()
-    phases = config.get("phases") if isinstance(config.get("phases"), list) else []
+    phases = items(config, "phases")
     profiling = [p for p in phases if isinstance(p, dict) and p.get("kind") == "profiling"]
     if len(profiling) == 1:
         phase = profiling[0]
@@ -134,8 +146,7 @@ def _workload(src: InputFile, data: dict[str, Any], config: dict[str, Any]) -> W
                                 note="from input_config.phases")
     workload.input_tokens = _length(data, "input_sequence_length")
     workload.output_tokens = _length(data, "output_sequence_length")
-    endpoint = config.get("endpoint") if isinstance(config.get("endpoint"), dict) else {}
-    extra = endpoint.get("extra") if isinstance(endpoint.get("extra"), dict) else {}
+    extra = sub(sub(config, "endpoint"), "extra")
     if "ignore_eos" in extra:
         workload.ignore_eos = known(bool(extra["ignore_eos"]), note="input_config.endpoint.extra")
     if "temperature" in extra:
@@ -191,10 +202,10 @@ def _counter_totals(metrics: dict[str, Any], name: str) -> dict[str, float]:
     out: dict[str, float] = {}
     if not isinstance(family, dict):
         return out
-    for series in family.get("series") or []:
-        total = (series.get("stats") or {}).get("total") if isinstance(series, dict) else None
+    for series in items(family, "series"):
+        total = sub(series, "stats").get("total")
         if isinstance(total, (int, float)):
-            pos = str((series.get("labels") or {}).get("position", ""))
+            pos = str(sub(series, "labels").get("position", ""))
             out[pos] = out.get(pos, 0.0) + float(total)
     return out
 

@@ -171,7 +171,7 @@ def _is_condition(annotation: Any) -> bool:
     return "Known" in text and "Unknown" in text
 
 
-def distribution(values: list[float]) -> Condition | None:
+def distribution(values: list[float]) -> int | float | str | None:
     """A token-length condition from per-request values: the value when all equal, else mean and range."""
     if not values:
         return None
@@ -208,6 +208,18 @@ def optional_number(data: Mapping[str, Any], key: str, src: Path, where: str = "
     return number(data, key, src, where)
 
 
+def sub(data: Any, key: str) -> dict[str, Any]:
+    """``data[key]`` when both are JSON objects, else an empty dict (for optional nested fields)."""
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def items(data: Any, key: str) -> list[Any]:
+    """``data[key]`` when it is a list, else an empty list (for optional nested fields)."""
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, list) else []
+
+
 def mapping(value: Any, key: str, src: Path) -> dict[str, Any]:
     """A JSON object field, or an ``ImportFormatError``."""
     if not isinstance(value, dict):
@@ -235,6 +247,7 @@ __all__ = [
     "distribution",
     "fill_omitted",
     "hoist_shared",
+    "items",
     "known",
     "mapping",
     "measured",
@@ -248,4 +261,5 @@ __all__ = [
     "read_input",
     "record_id",
     "slugify",
+    "sub",
 ]

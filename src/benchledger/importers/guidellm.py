@@ -22,15 +22,17 @@ from benchledger.importers.common import (
     InputFile,
     fill_omitted,
     hoist_shared,
+    items,
     known,
     mapping,
     measured_result,
     omitted,
     percentile,
     record_id,
+    sub,
 )
 from benchledger.importers.context import ImportContext, draft_body
-from benchledger.schema import Arm, Benchmark, Result, Subject, Workload, WorkloadOverride
+from benchledger.schema import Arm, Benchmark, Result, Subject, Workload, WorkloadOverride, condition_value
 
 FORMAT = "guidellm"
 DISTRIBUTIONS: dict[str, tuple[str, str, str]] = {
@@ -78,7 +80,7 @@ def _record(src: InputFile, data: dict[str, Any], ctx: ImportContext) -> Benchma
         where = f"benchmarks[{i}]."
         bench = mapping(bench, f"benchmarks[{i}]", src.path)
         config = mapping(bench.get("config"), f"{where}config", src.path)
-        backend = config.get("backend") if isinstance(config.get("backend"), dict) else {}
+        backend = sub(config, "backend")
         if isinstance(backend.get("model"), str):
             models.add(backend["model"])
         workload = _workload(src, bench, config, where)
@@ -101,14 +103,13 @@ def _record(src: InputFile, data: dict[str, Any], ctx: ImportContext) -> Benchma
 
 
 def _arm_name(workload: WorkloadOverride, index: int) -> str:
-    conc = workload.concurrency
-    value = conc.value if hasattr(conc, "value") else conc
+    value = condition_value(workload.concurrency)
     return f"c{value}" if isinstance(value, int) else f"run-{index + 1}"
 
 
 def _workload(src: InputFile, bench: dict[str, Any], config: dict[str, Any], where: str) -> WorkloadOverride:
     w = WorkloadOverride()
-    strategy = config.get("strategy") if isinstance(config.get("strategy"), dict) else {}
+    strategy = sub(config, "strategy")
     kind = strategy.get("type_")
     if kind == "synchronous":
         w.scenario, w.concurrency = "fixed-concurrency", known(1, note="synchronous strategy")
@@ -119,11 +120,11 @@ def _workload(src: InputFile, bench: dict[str, Any], config: dict[str, Any], whe
         w.request_rate = known(float(strategy["rate"]), note=f"{kind} strategy rate (req/s)")
     elif kind == "throughput":
         w.scenario = "offline"
-    constraints = config.get("constraints") if isinstance(config.get("constraints"), dict) else {}
+    constraints = sub(config, "constraints")
     for name, field in (("max_requests", "num_prompts"), ("max_duration", "max_seconds")):
-        args = (constraints.get(name) or {}).get("args") if isinstance(constraints.get(name), dict) else None
-        if isinstance(args, dict) and isinstance(args.get("count" if field == "num_prompts" else "duration"), (int, float)):
-            setattr(w, field, args["count" if field == "num_prompts" else "duration"])
+        arg = sub(sub(constraints, name), "args").get("count" if field == "num_prompts" else "duration")
+        if isinstance(arg, (int, float)) and not isinstance(arg, bool):
+            setattr(w, field, arg)
     warm = config.get("warmup")
     if isinstance(warm, dict) and "percent" in warm and "value" in warm:
         none = warm.get("percent") is None and warm.get("value") is None
@@ -141,8 +142,7 @@ def _workload(src: InputFile, bench: dict[str, Any], config: dict[str, Any], whe
 
 
 def _first_request_body(bench: dict[str, Any]) -> dict[str, Any] | None:
-    requests = bench.get("requests") if isinstance(bench.get("requests"), dict) else {}
-    ok = requests.get("successful") if isinstance(requests.get("successful"), list) else []
+    ok = items(sub(bench, "requests"), "successful")
     if not ok or not isinstance(ok[0], dict) or not isinstance(ok[0].get("request_args"), str):
         return None
     try:
@@ -154,8 +154,8 @@ def _first_request_body(bench: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _length(metrics: dict[str, Any], key: str) -> Any:
-    stats = (metrics.get(key) or {}).get("successful") if isinstance(metrics.get(key), dict) else None
-    if not isinstance(stats, dict) or not isinstance(stats.get("mean"), (int, float)):
+    stats = sub(sub(metrics, key), "successful")
+    if not isinstance(stats.get("mean"), (int, float)):
         return omitted()
     low, high, mean = stats.get("min"), stats.get("max"), stats["mean"]
     if low == high == mean:
@@ -175,12 +175,12 @@ def _results(src: InputFile, bench: dict[str, Any], where: str) -> tuple[list[Re
         if stats is None:
             continue
         picked = {STATS[k]: stats.get(k) for k in STATS}
-        pct = stats.get("percentiles") if isinstance(stats.get("percentiles"), dict) else {}
+        pct = sub(stats, "percentiles")
         picked.update({PERCENTILES[k]: pct.get(k) for k in PERCENTILES})
         for stat, value in picked.items():
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 out.append(measured_result(metric, stat, float(value), unit, src, definition))
-    totals = metrics.get("request_totals") if isinstance(metrics.get("request_totals"), dict) else {}
+    totals = sub(metrics, "request_totals")
     for key, metric in (("successful", "completed_requests"), ("errored", "failed_requests")):
         if isinstance(totals.get(key), int):
             out.append(measured_result(metric, "value", float(totals[key]), "requests", src,
@@ -197,16 +197,15 @@ def _successful(metrics: dict[str, Any], key: str) -> dict[str, Any] | None:
 
 def _per_request_tpot(src: InputFile, bench: dict[str, Any], total_ok: Any) -> tuple[list[Result], str]:
     """vLLM TPOT per request from every successful request's timings, when all of them are in the report."""
-    requests = bench.get("requests") if isinstance(bench.get("requests"), dict) else {}
-    ok = requests.get("successful") if isinstance(requests.get("successful"), list) else []
+    ok = items(sub(bench, "requests"), "successful")
     if not isinstance(total_ok, int) or len(ok) != total_ok or total_ok == 0:
         return [], (f"Per-request timings cover {len(ok)} of {total_ok} successful requests, so GuideLLM's "
                     "token-weighted TPOT is not converted to vLLM's per-request TPOT.")
     values: list[float] = []
     for req in ok:
-        timings = ((req.get("info") or {}).get("timings") or {}) if isinstance(req, dict) else {}
-        first, last, n = timings.get("first_token_iteration"), timings.get("last_token_iteration"), req.get(
-            "output_tokens")
+        timings = sub(sub(req, "info"), "timings")
+        first, last = timings.get("first_token_iteration"), timings.get("last_token_iteration")
+        n = req.get("output_tokens") if isinstance(req, dict) else None
         if not (isinstance(first, (int, float)) and isinstance(last, (int, float)) and isinstance(n, int)):
             return [], "Some requests lack token timings; no per-request TPOT was computed."
         if n > 1:

@@ -28,7 +28,16 @@ from benchledger.importers.common import (
     record_id,
 )
 from benchledger.importers.context import ImportContext, draft_body
-from benchledger.schema import Acceptance, Arm, Benchmark, Result, Speculative, Subject, Workload
+from benchledger.schema import (
+    Acceptance,
+    Arm,
+    Benchmark,
+    Result,
+    Speculative,
+    Subject,
+    Workload,
+    condition_value,
+)
 
 FORMAT = "vllm-bench"
 REQUIRED_KEYS = ("duration", "completed", "total_output_tokens", "output_throughput")
@@ -97,7 +106,7 @@ def _record(src: InputFile, data: dict[str, Any], ctx: ImportContext) -> Benchma
 
 
 def _arm_name(workload: Workload) -> str:
-    conc = workload.concurrency
+    conc = condition_value(workload.concurrency)
     return f"c{conc}" if isinstance(conc, int) else "run"
 
 
@@ -109,7 +118,7 @@ def _workload(src: InputFile, data: dict[str, Any]) -> Workload:
         workload.concurrency = known(conc, note="max_concurrency")
     finite_rate = isinstance(rate, (int, float)) and not isinstance(rate, bool) and math.isfinite(rate)
     if finite_rate:
-        workload.request_rate = known(float(rate), note="request_rate (req/s)")
+        workload.request_rate = known(float(rate), note="request_rate (req/s)")  # type: ignore[arg-type]
         workload.scenario = "request-rate"
     elif rate in ("inf", float("inf")) and workload.concurrency is not None:
         workload.scenario = "fixed-concurrency"
@@ -125,7 +134,8 @@ def _workload(src: InputFile, data: dict[str, Any]) -> Workload:
 def _lengths(data: dict[str, Any], per_request: str, total: str, completed: float) -> Any:
     values = data.get(per_request)
     if isinstance(values, list) and values and all(isinstance(v, (int, float)) for v in values):
-        return known(distribution([float(v) for v in values]) or 0, note=f"from the per-request `{per_request}`")
+        stated = distribution([float(v) for v in values])
+        return known(stated, note=f"from the per-request `{per_request}`") if stated is not None else omitted()
     tot = data.get(total)
     if isinstance(tot, (int, float)) and completed > 0:
         return known(f"mean {tot / completed:.6g}", note=f"{total} / completed (no per-request lengths saved)")
