@@ -91,28 +91,29 @@ class Scale:
 
 
 def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
-    """Round tick values covering [low, high] (1-2-5 steps)."""
+    """Round tick values (1-2-2.5-5 steps) whose first is ≤ low and whose last is ≥ high."""
     if high <= low:
-        high = low + 1.0
+        low, high = (low - 1.0, high + 1.0) if low == 0 else (low - abs(low) * 0.5, high + abs(high) * 0.5)
     raw = (high - low) / max(count, 1)
     mag = 10 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    start = math.floor(low / step) * step
-    ticks: list[float] = []
-    value = start
-    while value <= high + step * 1e-9:
-        ticks.append(round(value, 10))
-        value += step
+    index = math.floor(low / step + 1e-9)
+    ticks = [round(index * step, 10)]
+    while ticks[-1] < high - step * 1e-9:
+        index += 1
+        ticks.append(round(index * step, 10))
     return ticks
 
 
 def log2_ticks(low: float, high: float) -> list[float]:
-    """Powers of two covering [low, high], thinned to at most 9 ticks."""
-    lo = math.floor(math.log2(low))
-    hi = math.ceil(math.log2(high))
-    exps = list(range(lo, hi + 1))
-    stride = max(1, math.ceil(len(exps) / 9))
-    return [2.0**e for e in exps[::stride]]
+    """Powers of two from ≤ low to ≥ high (at least two), thinned to at most 9 ticks."""
+    lo = math.floor(math.log2(low) + 1e-9)
+    hi = math.ceil(math.log2(high) - 1e-9)
+    if hi <= lo:
+        lo, hi = lo - 1, hi + 1
+    stride = max(1, math.ceil((hi - lo + 1) / 9))
+    exps = list(range(lo, hi + stride, stride))
+    return [2.0**e for e in exps]
 
 
 def _axis_range(axis: Axis, values: Sequence[float]) -> tuple[float, float, list[float]]:
@@ -121,7 +122,7 @@ def _axis_range(axis: Axis, values: Sequence[float]) -> tuple[float, float, list
     high = axis.high if axis.high is not None else (max(vals) if vals else low + 1.0)
     if axis.log2:
         ticks = log2_ticks(low, high)
-        return ticks[0], ticks[-1] if ticks[-1] > ticks[0] else ticks[0] * 2, ticks
+        return ticks[0], ticks[-1], ticks
     if axis.low is None and low > 0 and low < 0.5 * high:
         low = 0.0
     ticks = nice_ticks(low, high)
@@ -303,7 +304,7 @@ def status_grid(
         out.append(f'<text x="{num(left - 6)}" y="{num(top + 12)}" text-anchor="end">{len(rows)} records</text>')
     ly = top + grid_h + 20
     for si, style in enumerate(styles):
-        lx = left + si * 170
+        lx = 8 + si * (width - 16) / max(len(styles), 1)
         out.append(f'<rect x="{num(lx)}" y="{num(ly - 10)}" width="12" height="12" fill="{style.colour}"/>')
         out.append(f'<text x="{num(lx + 16)}" y="{num(ly)}">{esc(style.legend)}</text>')
     out.append("</svg>")

@@ -1,0 +1,63 @@
+"""``benchledger site build`` / ``site serve``: the static ledger site."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import typer  # noqa: TID251 - cli is the one place that may
+
+from benchledger.cli.options import LedgerOption, console
+
+OUT_OPTION = typer.Option(..., "--out", "-o", file_okay=False,
+                          help="Output folder (created; an earlier site there is replaced).")
+SERVE_OUT_OPTION = typer.Option(None, "--out", "-o", file_okay=False,
+                                help="Build into this folder (default: a temporary folder).")
+PORT_OPTION = typer.Option(8000, "--port", "-p", min=0, max=65535, help="Port on 127.0.0.1 (0 = any free port).")
+
+
+def register(app: typer.Typer) -> None:
+    site_app = typer.Typer(help="Build or preview the static ledger site.", no_args_is_help=True)
+    site_app.command("build")(build_cmd)
+    site_app.command("serve")(serve_cmd)
+    app.add_typer(site_app, name="site")
+
+
+def build_cmd(
+    out: Path = OUT_OPTION,
+    ledger_dir: Path | None = LedgerOption,
+) -> None:
+    """Build the static site of a ledger (deterministic: the same ledger gives the same bytes)."""
+    from benchledger.site import build_site
+
+    report = build_site(ledger_dir, out)
+    console().print(
+        f"built {report.pages} pages, {report.plots} plots, {report.files} files from {report.records} records "
+        f"({report.benchmarks} experiments) into {report.out}"
+    )
+    if report.load_errors:
+        console(stderr=True).print(f"warning: {report.load_errors} record files did not load (see `benchledger audit`)")
+
+
+def serve_cmd(
+    port: int = PORT_OPTION,
+    out: Path | None = SERVE_OUT_OPTION,
+    ledger_dir: Path | None = LedgerOption,
+) -> None:
+    """Build the site and serve it on http://127.0.0.1:PORT/ until Ctrl-C."""
+    from benchledger.site import build_site
+    from benchledger.site.serve import make_server
+
+    with tempfile.TemporaryDirectory(prefix="benchledger-site-") as tmp:
+        report = build_site(ledger_dir, out or Path(tmp) / "site")
+        server = make_server(report.out, port)
+        console().print(f"serving {report.out} on http://127.0.0.1:{server.server_port}/ (Ctrl-C stops)")
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.server_close()
+
+
+__all__ = ["register"]
