@@ -49,6 +49,8 @@ class ModelSpec:
     mla_rope_dim: int = 0
     mtp_layers: int = 0
     mtp_params: float | None = None
+    unknown_fields: tuple[str, ...] = ()
+    """Optional record fields that were unknown and taken as absent (listed in predictions' assumptions)."""
 
     # --- layers -------------------------------------------------------------------------------------------
     @property
@@ -157,6 +159,15 @@ def _number(record: ModelArch, field: str, *, required: bool, default: float = 0
     return float(value.value)
 
 
+OPTIONAL_FIELDS = ("params_active", "layers_sliding", "sliding_window", "layers_linear", "experts_total",
+                   "experts_active", "expert_intermediate_size", "moe_layers", "recurrent_state_mib", "mtp_layers",
+                   "mtp_params")
+
+
+def _unknown_optional(record: ModelArch) -> tuple[str, ...]:
+    return tuple(f for f in OPTIONAL_FIELDS if isinstance(getattr(record, f), Unknown))
+
+
 def _count(record: ModelArch, field: str, *, required: bool = False) -> int:
     return round(_number(record, field, required=required))
 
@@ -192,6 +203,7 @@ def model_from_record(record: ModelArch) -> ModelSpec:
         mla_rope_dim=_count(record, "mla_rope_dim", required=attention == "mla"),
         mtp_layers=mtp_layers,
         mtp_params=mtp_params_b * 1e9 if mtp_params_b >= 0 else None,
+        unknown_fields=_unknown_optional(record),
     )
 
 

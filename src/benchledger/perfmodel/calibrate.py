@@ -24,7 +24,7 @@ from benchledger.schema import Arm, Benchmark, Calibration, Quantity, Result
 
 FORMULA = "benchledger.perfmodel.calibrate.fit"
 METRIC_PRIORITY = ("output_throughput", "per_stream_throughput", "tpot")
-PRIOR_WEIGHT = 0.02
+PRIOR_WEIGHT = 1e-4
 BOUNDS = {"eta_m": (0.05, 1.0), "eta_c": (0.005, 1.0), "t0": (0.0, 0.2), "phi": (1.0, 100.0)}
 
 

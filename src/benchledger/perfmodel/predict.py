@@ -190,6 +190,8 @@ def _assumptions(sc: Scenario, params: Params, al: float) -> list[Assumption]:
     for label, fmt in (("weights", sc.weights), ("kv", sc.kv), ("lm_head", sc.lm_head)):
         out.append(Assumption(f"{label}_bytes_per_param", fmt.bytes_per_param, f"bytes ({fmt.id})",
                               sc.provenance.get(label, "input")))
+    out.extend(Assumption(f"model.{name}", "unknown: taken as absent (0)", "", f"record:{sc.model.id}")
+               for name in sc.model.unknown_fields)
     if sc.model.mtp_params_estimated and sc.spec is not None and sc.spec.method not in ("ngram", "suffix"):
         out.append(Assumption("mtp_layer_params", sc.model.mtp_layer_params, "parameters",
                               "default: one average layer + 2H² projection (record has no mtp_params)"))
