@@ -127,9 +127,17 @@ def advise_cmd(
     ledger = load(ledger_dir)
     decode_context = context + output_tokens / 2.0
     known = {f.id for f in ledger.typed("format", Format) if "weights" in f.applies_to}
-    formats = [scenario_for(ledger, model=model, hardware=hardware, weights=w, context=decode_context,
-                            concurrency=concurrency, kv=kv, engine=engine)
-               for w in ADVISE_FORMATS if w in known]
+    from benchledger.perfmodel.errors import MissingInputError
+
+    formats, unusable = [], []
+    for w in (w for w in ADVISE_FORMATS if w in known):
+        try:
+            formats.append(scenario_for(ledger, model=model, hardware=hardware, weights=w, context=decode_context,
+                                        concurrency=concurrency, kv=kv, engine=engine))
+        except MissingInputError as exc:
+            if exc.record != w:
+                raise
+            unusable.append(f"{w}: {exc.reason}")
     if not formats:
         raise typer.BadParameter(f"none of the weight formats {ADVISE_FORMATS} is in the ledger")
     counts = [d for d in (1, 2, 4, 8, 16) if d <= devices]
@@ -140,7 +148,7 @@ def advise_cmd(
     rows = [o.to_json() for o in options]
     note = None if rates else f"acceptance: default i.i.d. α={DEFAULT_ALPHA} (pass --acceptance)"
     if as_json:
-        print(json.dumps({"options": rows, "acceptance_note": note}, indent=2))
+        print(json.dumps({"options": rows, "acceptance_note": note, "formats_skipped": unusable}, indent=2))
         return
     from rich.table import Table  # noqa: TID251
 
@@ -150,8 +158,8 @@ def advise_cmd(
                       str(row["speedup"] or ""), str(row["reason"]))
     out = console()
     out.print(table)
-    if note:
-        out.print(note)
+    for line in ([note] if note else []) + [f"skipped {u}" for u in unusable]:
+        out.print(line)
 
 
 def calibrate_cmd(
