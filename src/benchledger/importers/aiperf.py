@@ -33,13 +33,12 @@ from benchledger.importers.common import (
     sub,
 )
 from benchledger.importers.context import ImportContext, draft_body
-from benchledger.importers.vllm_bench import load_json_object
+from benchledger.importers.vllm_bench import SPEC_NOTE, load_json_object
 from benchledger.schema import (
     Acceptance,
     Arm,
     Benchmark,
     Result,
-    Speculative,
     Subject,
     Workload,
     condition_value,
@@ -111,9 +110,10 @@ def _record(src: InputFile, data: dict[str, Any], siblings: dict[str, InputFile]
     if server is not None:
         spec = _acceptance(server, load_json_object(server))
         if spec is not None:
-            arm.speculative, arm.acceptance = spec
+            arm.acceptance, arm.note = spec
             notes.append(f"Acceptance computed from the vLLM spec-decode counters in `{SERVER_METRICS_FILE}` "
-                         "(totals over the profiling phase); the method is not stated (`other`).")
+                         "(totals over the profiling phase).")
+            notes.append(SPEC_NOTE)
     prefix = ctx.options.id_prefix or f"aiperf-{model_name or 'run'}-{arm.name}"
     return Benchmark(kind="benchmark", id=record_id(prefix, src.sha256), measured_by="self",
                      title=f"AIPerf: {model_name or 'unnamed model'}, {arm.name} ({src.path.name})",
@@ -210,7 +210,7 @@ def _counter_totals(metrics: dict[str, Any], name: str) -> dict[str, float]:
     return out
 
 
-def _acceptance(src: InputFile, data: dict[str, Any]) -> tuple[Speculative, Acceptance] | None:
+def _acceptance(src: InputFile, data: dict[str, Any]) -> tuple[Acceptance, str] | None:
     metrics = data.get("metrics")
     if not isinstance(metrics, dict):
         return None
@@ -229,8 +229,9 @@ def _acceptance(src: InputFile, data: dict[str, Any]) -> tuple[Speculative, Acce
                       for p in positions],
         definition="vllm-counters-windowed", window="AIPerf profiling phase (server_metrics_export totals)",
     )
-    k = known(len(positions), note="number of per-position counter series") if positions else omitted()
-    return Speculative(method="other", k=k, config=omitted()), acceptance
+    counts = f"num_drafts={drafts:g}, draft_tokens={draft_tokens:g}, accepted_tokens={accepted:g}"
+    k = f"; {len(positions)} per-position counter series (k = {len(positions)})" if positions else ""
+    return acceptance, f"spec-decode counters over the profiling phase: {counts}{k}"
 
 
 __all__ = ["FORMAT", "build", "expand_input"]

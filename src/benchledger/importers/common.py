@@ -4,7 +4,7 @@ Two kinds of provenance come out of an import:
 
 - ``measured`` — the imported file is a tool's own output (vLLM ``bench serve``, AIPerf, GuideLLM). It is stored
   byte for byte as a run artifact under ``<ledger>/runs/imports/<sha256[:12]>/<filename>``; every number points
-  at that folder (``run``) and at the file's sha256.
+  at that file (``run``, relative to the ledger root) and carries its sha256.
 - ``quoted`` — the imported file is a public record (autobench page, inference-research JSON, MLPerf summary).
   Its text becomes a source record's stored excerpt and every number carries a verbatim quote from it.
 
@@ -94,7 +94,7 @@ def omitted(note: str = "") -> Unknown:
 
 def measured(value: float, unit: str, src: InputFile, note: str = "") -> Quantity:
     """A number taken from a tool's output file stored as a run artifact."""
-    return Quantity(value=value, unit=unit, provenance="measured", run=src.run_dir, sha256=src.sha256,
+    return Quantity(value=value, unit=unit, provenance="measured", run=src.artifact_path, sha256=src.sha256,
                     basis="measured", note=note)
 
 
@@ -103,7 +103,7 @@ def measured_result(metric: str, stat: str, value: float, unit: str, src: InputF
     """A measured ``Result`` with the tool's metric definition named."""
     return Result.model_validate({
         "metric": metric, "stat": stat, "value": value, "unit": unit, "provenance": "measured",
-        "run": src.run_dir, "sha256": src.sha256, "basis": "measured", "definition": definition, "note": note,
+        "run": src.artifact_path, "sha256": src.sha256, "basis": "measured", "definition": definition, "note": note,
     })
 
 
@@ -144,11 +144,18 @@ def fill_omitted(model: BaseModel, note: str = "", *, skip: Collection[str] = ()
             setattr(model, name, Unknown(unknown=reason, note=note))
 
 
-def hoist_shared(arms: list[Arm], record_level: BaseModel, attr: str) -> set[str]:
-    """Move override fields (``attr`` = 'workload' or 'subject') equal in every arm to the record level.
+def _stated(dumped: Any) -> Any:
+    """What a dumped condition states (its value, ignoring which page's quote says so)."""
+    if isinstance(dumped, dict) and "value" in dumped:
+        return dumped["value"]
+    return dumped
 
-    Arms keep only what differs; returns the names of fields every arm still states itself."""
-    per_arm = [getattr(a, attr).model_dump(exclude_none=True) if getattr(a, attr) else {} for a in arms]
+
+def hoist_shared(arms: list[Arm], record_level: BaseModel, attr: str) -> set[str]:
+    """Move override fields (``attr`` = 'workload' or 'subject') stating the same value in every arm to the record
+    level (keeping the first arm's quote). Arms keep only what differs; returns the fields every arm still states."""
+    per_arm = [{k: _stated(v) for k, v in getattr(a, attr).model_dump(exclude_none=True).items()}
+               if getattr(a, attr) else {} for a in arms]
     fields = type(getattr(arms[0], attr) or record_level).model_fields if arms else {}
     per_arm_fields: set[str] = set()
     for name in fields:

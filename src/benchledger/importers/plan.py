@@ -86,7 +86,7 @@ def check_plan(plan: ImportPlan, root: Path, existing: dict[str, RecordBase]) ->
     """Raise ``BenchledgerError`` unless every record, quote and artifact of the plan is sound."""
     sources: dict[str, Source] = {r.id: r for r in existing.values() if isinstance(r, Source)}
     sources.update({r.id: r for r in plan.records if isinstance(r, Source)})
-    artifacts = {(a.rel_path.rsplit("/", 1)[0], a.sha256) for a in plan.artifacts}
+    artifacts = {(a.rel_path, a.sha256) for a in plan.artifacts}
     for record in plan.records:
         kind = getattr(record, "kind")  # noqa: B009
         path = record_path(root, kind, record.id)
@@ -115,11 +115,10 @@ def _check_evidence(record: RecordBase, item: Quantity | Known, sources: dict[st
         run, sha = item.run or "", item.sha256 or ""
         if (run, sha) in artifacts:
             return
-        folder = root / run
-        stored = [p for p in folder.iterdir() if p.is_file()] if folder.is_dir() else []
-        if not any(hashlib.sha256(p.read_bytes()).hexdigest() == sha for p in stored):
+        stored = root / run
+        if not (stored.is_file() and hashlib.sha256(stored.read_bytes()).hexdigest() == sha):
             raise BenchledgerError(f"{record.id}: measured value points at {run} (sha256 {sha[:12]}…), "
-                                   "which holds no such file")
+                                   "which is neither imported now nor stored with that hash")
 
 
 def apply_plan(plan: ImportPlan, root: Path, *, dry_run: bool = False) -> list[WriteOutcome]:

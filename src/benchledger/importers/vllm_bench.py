@@ -33,7 +33,6 @@ from benchledger.schema import (
     Arm,
     Benchmark,
     Result,
-    Speculative,
     Subject,
     Workload,
     condition_value,
@@ -47,6 +46,9 @@ LATENCY_KEYS: dict[str, tuple[str, str]] = {
     "itl": ("itl", "vllm-itl-per-chunk"),
     "e2el": ("e2e_latency", "vllm-e2el"),
 }
+SPEC_NOTE = ("Spec-decode counters are present, so speculation was on, but the file states neither the method "
+             "nor a baseline run: acceptance is recorded, `speculative` is left for the reviewer to set together "
+             "with the baseline arm it is compared against.")
 BENCHLEDGER_DEFINITIONS = {"vllm-ttft": "benchledger-ttft", "vllm-tpot": "benchledger-tpot",
                            "vllm-itl-per-chunk": "benchledger-itl-per-chunk", "vllm-e2el": "benchledger-e2el"}
 STATS = (("mean", "mean"), ("median", "median"), ("std", "std"), ("p90", "p90"), ("p95", "p95"), ("p99", "p99"))
@@ -91,9 +93,8 @@ def _record(src: InputFile, data: dict[str, Any], ctx: ImportContext) -> Benchma
     arm = Arm(name=_arm_name(workload), results=_results(src, data, is_benchledger))
     spec = _speculative(src, data)
     if spec is not None:
-        arm.speculative, arm.acceptance, arm.note = spec
-        notes.append("spec_decode_* counters are present, so speculation was on; the method is not stated "
-                     "(`other`), k = number of per-position rates.")
+        arm.acceptance, arm.note = spec
+        notes.append(SPEC_NOTE)
     fmt = "benchledger-run" if is_benchledger else FORMAT
     prefix = ctx.options.id_prefix or f"{fmt}-{model_name or 'run'}-{arm.name}"
     unmatched = ctx.resolver.take_unmatched_lines()
@@ -164,7 +165,8 @@ def _results(src: InputFile, data: dict[str, Any], is_benchledger: bool) -> list
     return out
 
 
-def _speculative(src: InputFile, data: dict[str, Any]) -> tuple[Speculative, Acceptance, str] | None:
+def _speculative(src: InputFile, data: dict[str, Any]) -> tuple[Acceptance, str] | None:
+    """Acceptance from the spec_decode_* keys, and an arm note with the raw counters and the drafts per step."""
     rate = optional_number(data, "spec_decode_acceptance_rate", src.path)
     length = optional_number(data, "spec_decode_acceptance_length", src.path)
     per_pos = data.get("spec_decode_per_position_acceptance_rates")
@@ -174,17 +176,15 @@ def _speculative(src: InputFile, data: dict[str, Any]) -> tuple[Speculative, Acc
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in per_pos)):
         raise ImportFormatError(src.path, "spec_decode_per_position_acceptance_rates", "expected a list of numbers")
     counts = {k: data.get(f"spec_decode_{k}") for k in ("num_drafts", "draft_tokens", "accepted_tokens")}
-    window = "the benchmark run (counters read before and after)"
     acceptance = Acceptance(
         rate=measured(rate, "%", src) if rate is not None else None,
         mean_length=measured(length, "tokens", src) if length is not None else None,
         per_position=[measured(float(v), "fraction", src) for v in per_pos or []],
-        definition="vllm-counters-windowed", window=window,
+        definition="vllm-counters-windowed", window="the benchmark run (counters read before and after)",
     )
-    k = known(len(per_pos), note="length of spec_decode_per_position_acceptance_rates") if per_pos else omitted()
-    spec = Speculative(method="other", k=k, config=omitted())
-    note = "spec-decode counters over the run: " + ", ".join(f"{n}={v}" for n, v in counts.items() if v is not None)
-    return spec, acceptance, note
+    stated = ", ".join(f"{n}={v}" for n, v in counts.items() if v is not None)
+    k = f"; {len(per_pos)} per-position rates (k = {len(per_pos)})" if per_pos else ""
+    return acceptance, f"spec-decode counters over the run: {stated}{k}"
 
 
 __all__ = ["FORMAT", "build", "load_json_object"]
