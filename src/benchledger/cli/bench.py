@@ -1,0 +1,254 @@
+"""Harness commands: ``bench`` (paired runs against OpenAI-compatible servers) and ``demo``."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from benchledger.cli.options import LedgerOption, console
+from benchledger.errors import BenchError
+
+
+def register(app: typer.Typer) -> None:
+    app.command("bench")(bench)
+    app.command("demo")(demo)
+
+
+def _pairs(values: list[str], flag: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in values:
+        name, sep, value = item.partition("=")
+        if not sep or not name or not value:
+            raise BenchError(f"{flag} {item!r}: expected NAME=VALUE")
+        if name in out:
+            raise BenchError(f"{flag}: {name!r} given twice")
+        out[name] = value
+    return out
+
+
+def _numbers(values: list[str], cast: type) -> list[Any]:
+    out = []
+    for item in values:
+        for part in item.split(","):
+            if part.strip():
+                try:
+                    out.append(cast(part))
+                except ValueError:
+                    raise BenchError(f"expected a number (or comma-separated list), got {part!r}") from None
+    return out
+
+
+def _spec(value: str, name: str) -> tuple[str, int | None]:
+    method, _, k = value.partition(":")
+    if not method:
+        raise BenchError(f"--spec {name}={value!r}: expected METHOD[:K], e.g. draft-model:4")
+    try:
+        return method, int(k) if k else None
+    except ValueError:
+        raise BenchError(f"--spec {name}={value!r}: K must be an integer") from None
+
+
+def bench(
+    arm: list[str] = typer.Option([], "--arm", help="NAME=URL of a server root (repeatable; first = baseline)."),
+    base_url: str | None = typer.Option(None, "--base-url", help="One server: an arm named 'base'."),
+    model: str | None = typer.Option(None, "--model", help="Served model name sent in requests."),
+    launch: list[str] = typer.Option([], "--launch", help="NAME='command' to start that arm's engine."),
+    metrics_url: list[str] = typer.Option([], "--metrics-url", help="NAME=URL of its Prometheus metrics."),
+    spec: list[str] = typer.Option([], "--spec", help="NAME=METHOD:K marks a speculative arm (e.g. mtp:3)."),
+    endpoint: str = typer.Option("completions", "--endpoint", help="completions or chat."),
+    input_tokens: int = typer.Option(128, "--input-tokens", help="Synthetic prompt length (tokens)."),
+    output_tokens: int = typer.Option(128, "--output-tokens", help="max_tokens per request."),
+    prompts: Path | None = typer.Option(None, "--prompts", help="ShareGPT JSON or JSONL prompt file."),
+    concurrency: list[str] = typer.Option([], "--concurrency", "-c", help="Closed-loop level(s); a list sweeps."),
+    request_rate: list[str] = typer.Option([], "--request-rate", help="Open-loop rate(s), req/s."),
+    arrival: str = typer.Option("poisson", "--arrival", help="poisson or constant (open loop)."),
+    num_prompts: int = typer.Option(100, "--num-prompts", help="Measured requests per arm per load point."),
+    max_seconds: float | None = typer.Option(None, "--max-seconds", help="Time cap per load point."),
+    warmup: int = typer.Option(2, "--warmup", help="Warmup requests per arm per point (excluded)."),
+    temperature: str = typer.Option("0", "--temperature", help="Pinned temperature, or 'unset'."),
+    seed: int = typer.Option(0, "--seed"),
+    ignore_eos: bool = typer.Option(False, "--ignore-eos", help="Fixed output length (distorts acceptance)."),
+    min_tokens: bool = typer.Option(False, "--min-tokens", help="Also send min_tokens = output tokens."),
+    continuous_usage: bool = typer.Option(True, "--continuous-usage/--no-continuous-usage"),
+    timeout: float = typer.Option(600.0, "--timeout", help="Per-request timeout, seconds."),
+    round_size: int | None = typer.Option(None, "--round-size", help="Prompts per paired round."),
+    slo: list[str] = typer.Option([], "--slo", help="Goodput SLO, e.g. ttft_ms=500 (repeatable)."),
+    api_key_env: str | None = typer.Option(None, "--api-key-env", help="Env var holding the API key."),
+    out: Path | None = typer.Option(None, "--out", help="Output folder (default runs-scratch/<run-id>)."),
+    record: bool = typer.Option(False, "--record", help="Write a ledger benchmark record of the run."),
+    ledger: Path | None = LedgerOption,
+    record_id: str | None = typer.Option(None, "--record-id"),
+    record_model: str | None = typer.Option(None, "--record-model", help="Ledger model id."),
+    record_engine: str | None = typer.Option(None, "--record-engine", help="Ledger engine id."),
+    record_accelerator: str | None = typer.Option(None, "--record-accelerator", help="Ledger accelerator id."),
+    record_title: str = typer.Option("", "--record-title"),
+    as_json: bool = typer.Option(False, "--json", help="Machine output on stdout, no progress bar."),
+) -> None:
+    """Run paired, interleaved arms against OpenAI-compatible servers and write raw data + summaries."""
+    from benchledger.bench.load import parse_load_points
+    from benchledger.bench.record import RecordTarget
+    from benchledger.bench.run import ArmSpec, RunConfig, normalise_url
+    from benchledger.bench.session import new_run_id, run_session
+    from benchledger.bench.workload import RequestSpec, load_prompt_file, synthetic_prompts
+
+    urls = _pairs(arm, "--arm")
+    if base_url:
+        if urls:
+            raise BenchError("give --arm or --base-url, not both")
+        urls = {"base": base_url}
+    if not urls:
+        raise BenchError("no server: give --arm NAME=URL (repeatable) or --base-url URL")
+    launches, metrics, specs = _pairs(launch, "--launch"), _pairs(metrics_url, "--metrics-url"), _pairs(spec, "--spec")
+    for flag, names in (("--launch", launches), ("--metrics-url", metrics), ("--spec", specs)):
+        unknown = set(names) - set(urls)
+        if unknown:
+            raise BenchError(f"{flag}: no arm named {', '.join(sorted(unknown))}")
+    arms = []
+    for name, url in urls.items():
+        method, k = _spec(specs[name], name) if name in specs else (None, None)
+        arms.append(ArmSpec(name=name, url=normalise_url(url), metrics_url=metrics.get(name), spec_method=method,
+                            spec_k=k, launch=launches.get(name)))
+    if endpoint not in ("completions", "chat"):
+        raise BenchError("--endpoint must be 'completions' or 'chat'")
+    if arrival not in ("poisson", "constant"):
+        raise BenchError("--arrival must be 'poisson' or 'constant'")
+    try:
+        points = parse_load_points(_numbers(concurrency or ["1"] if not request_rate else concurrency, int),
+                                   _numbers(request_rate, float), arrival)  # type: ignore[arg-type]
+    except ValueError as exc:
+        raise BenchError(str(exc)) from None
+    temp = None if temperature.lower() in ("unset", "none") else float(temperature)
+    request = RequestSpec(endpoint=endpoint, model=model, output_tokens=output_tokens,  # type: ignore[arg-type]
+                          temperature=temp, seed=seed, ignore_eos=ignore_eos, min_tokens=min_tokens,
+                          continuous_usage=continuous_usage)
+    slos = {k: float(v) for k, v in _pairs(slo, "--slo").items()}
+    api_key = None
+    if api_key_env:
+        api_key = os.environ.get(api_key_env)
+        if not api_key:
+            raise BenchError(f"--api-key-env {api_key_env}: that environment variable is empty or unset")
+    run_id = record_id or new_run_id("bench")
+    target = None
+    if record:
+        from benchledger.ledger.paths import resolve_ledger_dir
+
+        missing = [f for f, v in (("--record-model", record_model), ("--record-engine", record_engine),
+                                  ("--record-accelerator", record_accelerator)) if not v]
+        if missing:
+            raise BenchError(f"--record needs the ledger ids: {', '.join(missing)}")
+        root = resolve_ledger_dir(ledger)
+        out = out or root / "runs" / run_id
+        target = RecordTarget(ledger_root=root, record_id=run_id, model=record_model or "",
+                              engine=record_engine or "", accelerator=record_accelerator or "", title=record_title)
+    out = out or Path("runs-scratch") / run_id
+    total = num_prompts + warmup
+    config = RunConfig(arms=arms, request=request, points=points, prompts=[], num_prompts=num_prompts, out=out,
+                       max_seconds=max_seconds, warmup=warmup, timeout=timeout, round_size=round_size, seed=seed,
+                       slos_ms=slos, api_key=api_key, synthetic=prompts is None)
+    if prompts is not None:
+        config.prompts = load_prompt_file(prompts)
+    else:
+        config.prompt_builder = lambda url: synthetic_prompts(total, input_tokens, url, model, seed)
+    result = _run_with_progress(config, target, as_json)
+    _render(result, as_json)
+    if result.interrupted:
+        raise typer.Exit(130)
+
+
+def _run_with_progress(config: Any, target: Any, quiet: bool) -> Any:
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from benchledger.bench.session import run_session
+
+    if quiet:
+        return run_session(config, record=target)
+    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total} req"),
+               TextColumn("{task.fields[tps]:.0f} tok/s  errors {task.fields[errors]}"), TimeElapsedColumn())
+    with Progress(*columns, console=console(stderr=True), transient=False) as bar:
+        tasks: dict[tuple[str, str], Any] = {}
+        started: dict[tuple[str, str], float] = {}
+
+        def on_event(event: dict[str, Any]) -> None:
+            import time
+
+            if event.get("type") != "request":
+                return
+            key = (event["point"], event["arm"])
+            if key not in tasks:
+                tasks[key] = bar.add_task(f"{event['point']} {event['arm']}", total=event["total"], tps=0.0, errors=0)
+                started[key] = time.perf_counter()
+            elapsed = max(time.perf_counter() - started[key], 1e-9)
+            bar.update(tasks[key], completed=event["done"], tps=event["tokens"] / elapsed, errors=event["errors"])
+
+        return run_session(config, on_event, record=target)
+
+
+def _fmt(value: Any, digits: int = 2) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _render(result: Any, as_json: bool) -> None:
+    if as_json:
+        payload = {"out": str(result.out), "interrupted": result.interrupted,
+                   "record": str(result.record_path) if result.record_path else None,
+                   "points": [{"summaries": o["summaries"], "comparison": o["comparison"]} for o in result.outputs]}
+        print(json.dumps(payload, indent=2, default=str))
+        return
+    from rich.table import Table
+
+    con = console()
+    for o in result.outputs:
+        comp = o["comparison"]
+        table = Table(title=f"{comp['load_point']} (stopped by {comp['stopped_by']})")
+        for col in ("arm", "ok", "failed", "out tok/s", "TTFT med ms", "TPOT med ms", "accept", "AL",
+                    "speedup tok/s [95% CI]", "verdict"):
+            table.add_column(col)
+        for name, s in o["summaries"].items():
+            c = comp["arms"].get(name)
+            sp = "baseline" if c is None else _speedup(c["output_throughput_speedup"])
+            verdict = "" if c is None else c["output_throughput_speedup"]["verdict"]
+            table.add_row(name, str(s["completed"]), str(s["failed"]), _fmt(s["output_throughput"], 1),
+                          _fmt(s["median_ttft_ms"]), _fmt(s["median_tpot_ms"]),
+                          _fmt(s["spec_decode_acceptance_rate"]), _fmt(s["spec_decode_acceptance_length"]), sp, verdict)
+        con.print(table)
+        for name, s in o["summaries"].items():
+            for w in s["warnings"]:
+                con.print(f"[yellow]warning[/] {comp['load_point']} {name}: {w}")
+    con.print(f"outputs: {result.out}")
+    if result.record_path:
+        con.print(f"record: {result.record_path}")
+    if result.interrupted:
+        con.print("[red]interrupted[/]: partial results saved; summaries are marked complete: false")
+
+
+def _speedup(c: dict[str, Any]) -> str:
+    if c["estimate"] is None:
+        return "—"
+    ci = c["ci95"]
+    return f"{c['estimate']:.2f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
+
+
+def demo(
+    workdir: Path | None = typer.Option(None, "--workdir", help="Scratch folder (default: a new temp folder)."),
+    seconds: float = typer.Option(18.0, "--seconds", help="Measured seconds per concurrency level."),
+    as_json: bool = typer.Option(False, "--json", help="Machine output on stdout."),
+) -> None:
+    """Generate a tiny model + draft, start two llama.cpp servers, run a paired sweep, record and audit it."""
+    from benchledger.bench.demo import run_demo
+
+    con = console(stderr=as_json)
+    con.print("benchledger demo: generating a tiny model and draft, starting two llama.cpp servers on 127.0.0.1 …")
+    result = run_demo(workdir, seconds_per_point=seconds)
+    _render(result.session, as_json)
+    if not as_json:
+        con.print(f"scratch ledger: {result.ledger} (record {result.record_id})")
+        sev = {"error": "red", "warning": "yellow", "info": "dim"}
+        for f in result.findings:
+            con.print(f"[{sev.get(f.severity, 'white')}]{f.severity}[/] {f.code} {f.field}: {f.message}")
+        con.print(f"audit of the new record: {result.audit_errors} error(s)")
+    if result.audit_errors:
+        raise typer.Exit(1)

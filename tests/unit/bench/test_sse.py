@@ -1,0 +1,57 @@
+"""SSE parser: events are the same however the bytes are split."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from benchledger.bench.sse import SSEEvent, SSEParser
+
+STREAM = (
+    b": ping\n\n"
+    b"data: {\"a\": 1}\n\n"
+    b"event: note\r\ndata: line one\r\ndata: line two\r\n\r\n"
+    b"data:no-space\r\r"
+    b"data: [DONE]\n\n"
+)
+EXPECTED = [
+    SSEEvent('{"a": 1}'),
+    SSEEvent("line one\nline two", event="note"),
+    SSEEvent("no-space"),
+    SSEEvent("[DONE]"),
+]
+
+
+def feed_all(pieces: list[bytes]) -> list[SSEEvent]:
+    parser = SSEParser()
+    out: list[SSEEvent] = []
+    for piece in pieces:
+        out.extend(parser.feed(piece))
+    out.extend(parser.close())
+    return out
+
+
+def test_whole_stream() -> None:
+    assert feed_all([STREAM]) == EXPECTED
+
+
+def test_byte_by_byte() -> None:
+    assert feed_all([STREAM[i : i + 1] for i in range(len(STREAM))]) == EXPECTED
+
+
+@given(st.lists(st.integers(min_value=0, max_value=len(STREAM)), max_size=12))
+def test_any_split(cuts: list[int]) -> None:
+    points = sorted(set(cuts))
+    pieces = [STREAM[a:b] for a, b in zip([0, *points], [*points, len(STREAM)], strict=True)]
+    assert feed_all(pieces) == EXPECTED
+
+
+def test_unterminated_final_event_is_returned_on_close() -> None:
+    parser = SSEParser()
+    assert parser.feed(b"data: tail") == []
+    assert parser.pending == b"data: tail"
+    assert parser.close() == [SSEEvent("tail")]
+
+
+def test_comment_only_stream_has_no_events() -> None:
+    assert feed_all([b": keep-alive\n\n: again\n\n"]) == []
