@@ -10,12 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from benchledger.errors import LedgerError
 from benchledger.importers import aiperf, autobench, guidellm, inference_research, mlperf, vllm_bench
 from benchledger.importers.common import ImportOptions, InputFile, read_input
 from benchledger.importers.context import ImportContext
 from benchledger.importers.plan import ImportPlan, WriteOutcome, apply_plan, check_plan
 from benchledger.importers.references import ReferenceResolver
+from benchledger.importers.tables import ingest_table
 from benchledger.ledger.store import Ledger
+from benchledger.schema import Source
 
 Builder = Callable[[list[InputFile], ImportContext], None]
 FORMATS: dict[str, Builder] = {
@@ -46,12 +49,29 @@ def plan_import(fmt: str, paths: Sequence[Path | str], ledger: Ledger, options: 
     return ctx.plan
 
 
-def import_files(fmt: str, paths: Sequence[Path | str], ledger_root: Path | str, options: ImportOptions | None = None,
-                 *, dry_run: bool = False) -> list[WriteOutcome]:
+def import_files(fmt: str, paths: Sequence[Path | str], ledger_root: Path | str | None,
+                 options: ImportOptions | None = None, *, dry_run: bool = False) -> list[WriteOutcome]:
     """Import files of one format into the ledger at ``ledger_root`` (see the module docstring)."""
     ledger = Ledger.load(ledger_root)
     plan = plan_import(fmt, paths, ledger, options or ImportOptions())
     return apply_plan(plan, ledger.root, dry_run=dry_run)
 
 
-__all__ = ["FORMATS", "ImportOptions", "import_files", "plan_import"]
+def ingest_source_table(source_id: str, table_number: int, ledger_root: Path | str | None,
+                        options: ImportOptions | None = None, *, dry_run: bool = False) -> list[WriteOutcome]:
+    """Turn table ``table_number`` of a stored source excerpt into a draft benchmark (see ``tables``)."""
+    ledger = Ledger.load(ledger_root)
+    source = ledger.get(source_id)
+    if not isinstance(source, Source):
+        raise LedgerError(f"{source_id!r} is a {source.kind} record, not a source")
+    options = options or ImportOptions()
+    resolver = ReferenceResolver(dict(ledger.records), overrides={
+        "model": options.model, "engine": options.engine, "accelerator": options.accelerator})
+    ctx = ImportContext(options=options, resolver=resolver)
+    ctx.plan.add(ingest_table(source, table_number, ctx))
+    ctx.plan.add(*resolver.placeholder_records())
+    check_plan(ctx.plan, ledger.root, dict(ledger.records))
+    return apply_plan(ctx.plan, ledger.root, dry_run=dry_run)
+
+
+__all__ = ["FORMATS", "ImportOptions", "WriteOutcome", "import_files", "ingest_source_table", "plan_import"]

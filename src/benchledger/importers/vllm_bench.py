@@ -4,8 +4,9 @@ Key semantics (harness-metrics.md §1-§2): ``*_ttft_ms`` = first SSE message wi
 ``*_tpot_ms`` = per request (E2EL − TTFT)/(n − 1); ``*_itl_ms`` = per-*chunk* gaps pooled over requests;
 ``output_throughput`` = Σ output tokens / duration (drain tail included); ``spec_decode_*`` = /metrics counters
 differenced over the run (rate in %, length with the bonus token, per-position = unconditional survival).
-A benchledger ``summary.json`` uses the same keys; it is recognised by its ``benchledger`` block and keeps
-benchledger's own definitions.
+A benchledger ``summary.json`` (``benchledger bench``) uses the same keys; it is recognised by its ``definitions``
+and ``spec_decode_counter_family`` keys, keeps benchledger's definitions, gives the acceptance rate as a fraction,
+and states warmup (``warmup_requests``); ``median_itl_per_token_ms`` becomes ``itl_per_token``.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def build(files: list[InputFile], ctx: ImportContext) -> None:
 def _record(src: InputFile, data: dict[str, Any], ctx: ImportContext) -> Benchmark:
     for key in REQUIRED_KEYS:
         number(data, key, src.path)
-    is_benchledger = isinstance(data.get("benchledger"), dict)
+    is_benchledger = isinstance(data.get("definitions"), dict) and "spec_decode_counter_family" in data
     model_name = data.get("model_id")
     if model_name is not None and not isinstance(model_name, str):
         raise ImportFormatError(src.path, "model_id", f"expected a string, got {model_name!r}")
@@ -88,10 +89,13 @@ def _record(src: InputFile, data: dict[str, Any], ctx: ImportContext) -> Benchma
     if not is_benchledger:
         notes.append("`vllm bench serve` is a client: the file names no serving engine, hardware or version.")
     workload = _workload(src, data)
+    warm = data.get("warmup_requests")
+    if is_benchledger and isinstance(warm, int):
+        workload.warmup = known(f"{warm} requests", note="warmup_requests (excluded from results)")
     fill_omitted(subject)
     fill_omitted(workload)
     arm = Arm(name=_arm_name(workload), results=_results(src, data, is_benchledger))
-    spec = _speculative(src, data)
+    spec = _speculative(src, data, is_benchledger)
     if spec is not None:
         arm.acceptance, arm.note = spec
         notes.append(SPEC_NOTE)
@@ -157,6 +161,11 @@ def _results(src: InputFile, data: dict[str, Any], is_benchledger: bool) -> list
         value = optional_number(data, key, src.path)
         if value is not None:
             out.append(measured_result(metric, "value", value, unit, src, definition(name)))
+    if is_benchledger:
+        for prefix, stat in STATS:
+            value = optional_number(data, f"{prefix}_itl_per_token_ms", src.path)
+            if value is not None:
+                out.append(measured_result("itl_per_token", stat, value, "ms", src, "benchledger-itl-per-token"))
     for short, (metric, name) in LATENCY_KEYS.items():
         for prefix, stat in STATS:
             value = optional_number(data, f"{prefix}_{short}_ms", src.path)
@@ -165,7 +174,7 @@ def _results(src: InputFile, data: dict[str, Any], is_benchledger: bool) -> list
     return out
 
 
-def _speculative(src: InputFile, data: dict[str, Any]) -> tuple[Acceptance, str] | None:
+def _speculative(src: InputFile, data: dict[str, Any], benchledger: bool) -> tuple[Acceptance, str] | None:
     """Acceptance from the spec_decode_* keys, and an arm note with the raw counters and the drafts per step."""
     rate = optional_number(data, "spec_decode_acceptance_rate", src.path)
     length = optional_number(data, "spec_decode_acceptance_length", src.path)
@@ -177,7 +186,7 @@ def _speculative(src: InputFile, data: dict[str, Any]) -> tuple[Acceptance, str]
         raise ImportFormatError(src.path, "spec_decode_per_position_acceptance_rates", "expected a list of numbers")
     counts = {k: data.get(f"spec_decode_{k}") for k in ("num_drafts", "draft_tokens", "accepted_tokens")}
     acceptance = Acceptance(
-        rate=measured(rate, "%", src) if rate is not None else None,
+        rate=measured(rate, "fraction" if benchledger else "%", src) if rate is not None else None,
         mean_length=measured(length, "tokens", src) if length is not None else None,
         per_position=[measured(float(v), "fraction", src) for v in per_pos or []],
         definition="vllm-counters-windowed", window="the benchmark run (counters read before and after)",
