@@ -138,7 +138,7 @@ def load_site_data(ledger: Ledger, con: duckdb.DuckDBPyConnection, digest: str) 
         if record.kind != "source":
             for sid in dict.fromkeys(record.sources):
                 cited_by[sid].append(record.id)
-    physics, physics_note = physics_rows(ledger, con)
+    physics, physics_note = physics_rows(ledger)
     return SiteData(
         ledger=ledger,
         benchmarks=benchmarks,

@@ -145,10 +145,15 @@ def _speedup(data: SiteData, record_id: str) -> Shown:
 def _efficiency(data: SiteData, record_id: str) -> Shown:
     if data.physics_note:
         return Shown("—", "", data.physics_note, "na")
-    best = best_efficiency(data.physics.get(record_id, {}))
+    rows = data.physics.get(record_id, {})
+    best = best_efficiency(rows)
     if best is None:
-        return Shown("—", "", NO_CEILING, "na")
-    return Shown(f"{best * 100:.0f} %", f"{best:.6f}", "best arm: measured ÷ physical ceiling")
+        reasons = sorted({str(r["reason"]) for r in rows.values() if r.get("reason")})
+        return Shown("—", "", "no ceiling: " + "; ".join(reasons) if reasons else NO_CEILING, "na")
+    arm, row = max(((a, r) for a, r in rows.items() if r.get("efficiency") is not None),
+                   key=lambda item: (float(item[1]["efficiency"]), item[0]))
+    return Shown(f"{best * 100:.0f} %", f"{best:.6f}",
+                 f"best arm {arm}: measured {row['efficiency_metric']} ÷ physical ceiling (roofline, perfmodel)")
 
 
 def _audit(data: SiteData, record_id: str) -> Shown:

@@ -258,23 +258,41 @@ def _acceptance_rows(record: Benchmark, ev: dict[str, Evidence]) -> list[ArmRow]
     ]
 
 
+PHYSICS_LABELS: tuple[tuple[str, str, str], ...] = (
+    ("ceiling_aggregate_tok_s", "Ceiling: aggregate output tok/s", "tok/s"),
+    ("ceiling_per_stream_tok_s", "Ceiling: tok/s per stream", "tok/s"),
+    ("floor_tpot_ms", "Floor: TPOT", "ms"),
+    ("step_ms", "Minimum step time", "ms"),
+    ("efficiency", "Efficiency = measured ÷ ceiling", "%"),
+    ("efficiency_metric", "Efficiency measured on", ""),
+    ("assumptions", "Assumptions of the bound", ""),
+)
+
+
 def _physics_rows(record: Benchmark, physics: dict[str, dict[str, Any]]) -> list[ArmRow]:
     if not physics:
         return []
-    columns = [c for c in next(iter(physics.values())) if c not in ("record_id", "arm")]
     rows = []
-    for column in columns:
+    for key, label, unit in PHYSICS_LABELS:
         cells = []
         for arm in record.arms:
-            row = physics.get(arm.name)
-            value = None if row is None else row.get(column)
-            if value is None:
-                cells.append(Cell("—", css="na", title=NO_CEILING))
+            row = physics.get(arm.name, {})
+            value = row.get(key)
+            if value is None or value == "":
+                reason = row.get("reason") or ""
+                title = f"no ceiling: {reason}" if reason else (
+                    "no result of this arm has a bound" if key.startswith("efficiency") else NO_CEILING)
+                cells.append(Cell("—", css="na", title=title))
+            elif key == "efficiency":
+                cells.append(Cell(f"{float(value) * 100:.1f} %", css="num"))
             elif isinstance(value, float):
-                cells.append(Cell(format_number(value), css="num"))
+                cells.append(Cell(f"{format_number(value)} {unit}".strip(), css="num"))
             else:
                 cells.append(Cell(str(value)))
-        rows.append(ArmRow(column.replace("_", " "), cells, "physics"))
+        rows.append(ArmRow(label, cells, "physics"))
+    reasons = [Cell(physics.get(a.name, {}).get("reason") or "—") for a in record.arms]
+    if any(c.text != "—" for c in reasons):
+        rows.append(ArmRow("Why no ceiling", reasons, "physics"))
     return rows
 
 
