@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import math
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
@@ -209,10 +210,11 @@ def number(data: Mapping[str, Any], key: str, src: Path, where: str = "") -> flo
 
 
 def optional_number(data: Mapping[str, Any], key: str, src: Path, where: str = "") -> float | None:
-    """A numeric field that may be absent or null; present with another type is an error."""
+    """A numeric field that may be absent, null or non-finite (NaN: not computed); another type is an error."""
     if data.get(key) is None:
         return None
-    return number(data, key, src, where)
+    value = number(data, key, src, where)
+    return value if math.isfinite(value) else None
 
 
 def sub(data: Any, key: str) -> dict[str, Any]:
