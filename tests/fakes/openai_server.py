@@ -208,12 +208,17 @@ class FakeServer:
 
         def run() -> None:
             loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
             self._loop = loop
             self._server = loop.run_until_complete(asyncio.start_server(self.app.handle, "127.0.0.1", 0, backlog=2048))
             port = self._server.sockets[0].getsockname()[1]
             self.url = f"http://127.0.0.1:{port}"
             ready.set()
             loop.run_forever()
+            pending = asyncio.all_tasks(loop)
+            for task in pending:
+                task.cancel()
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
             self._server.close()
             loop.run_until_complete(self._server.wait_closed())
             loop.close()

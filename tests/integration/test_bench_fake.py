@@ -1,0 +1,154 @@
+"""The harness against the fake OpenAI server (real sockets): timing accuracy, acceptance, faults, SIGINT."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchledger.bench.load import LoadPoint
+from benchledger.bench.outputs import read_requests
+from benchledger.bench.report import write_point_outputs
+from benchledger.bench.run import ArmSpec, RunConfig, Runner
+from benchledger.bench.session import run_session
+from benchledger.bench.workload import Prompt, RequestSpec
+from benchledger.metrics import tpot, ttft
+from tests.fakes.openai_server import FakeConfig, FakeServer
+from tests.fakes.procs import fake_server_process, read_truth
+
+PROMPTS = [Prompt(text=f"prompt {i}", input_tokens=None, input_tokens_source="test") for i in range(64)]
+
+
+def config(tmp: Path, arms: list[ArmSpec], *, n: int = 8, conc: int = 2, out_tokens: int = 12,
+           extra: dict[str, Any] | None = None, timeout: float = 10.0, warmup: int = 1) -> RunConfig:
+    return RunConfig(arms=arms, request=RequestSpec(output_tokens=out_tokens, extra=extra or {}),
+                     points=[LoadPoint(concurrency=conc)], prompts=PROMPTS, num_prompts=n, out=tmp / "out",
+                     warmup=warmup, timeout=timeout, round_size=conc)
+
+
+def test_timings_match_server_truth(tmp_path: Path) -> None:
+    with fake_server_process(tmp_path, ttft=0.03, step=0.004) as (url, _, truth_file):
+        cfg = config(tmp_path, [ArmSpec("base", url)], n=16, conc=4, out_tokens=20)
+        session = run_session(cfg)
+        truth = read_truth(truth_file)
+    records = [r for r in read_requests(tmp_path / "out" / "base") if r["phase"] == "measured"]
+    assert len(records) == 16 and all(r["ok"] for r in records)
+    for r in records:
+        t = truth[r["response_id"]]
+        true_ttft = t["chunk_times"][0] - t["t_read"]
+        true_tpot = (t["chunk_times"][-1] - t["chunk_times"][0]) / (sum(t["chunk_tokens"]) - t["chunk_tokens"][0])
+        assert ttft(r) == pytest.approx(true_ttft, abs=0.003)
+        assert tpot(r) == pytest.approx(true_tpot, abs=0.001)
+        assert r["chunk_tokens"] == t["chunk_tokens"]
+    s = session.outputs[0]["summaries"]["base"]
+    assert s["completed"] == 16 and s["failed"] == 0 and s["complete"]
+    assert 25 < s["median_ttft_ms"] < 40 and s["tokens_per_chunk"] == 1.0
+
+
+def test_spec_counters_chunks_and_truth_agree(tmp_path: Path) -> None:
+    with FakeServer(FakeConfig(ttft=0.01, step=0.003)) as base, \
+         FakeServer(FakeConfig(ttft=0.01, step=0.003, k=3, accept_pattern=[3, 1, 2, 0])) as spec:
+        arms = [ArmSpec("base", base.url), ArmSpec("spec", spec.url, spec_method="mtp", spec_k=3)]
+        cfg = config(tmp_path, arms, n=12, conc=2, out_tokens=25)
+        session = run_session(cfg)
+    s = session.outputs[0]["summaries"]["spec"]
+    records = [r for r in read_requests(tmp_path / "out" / "spec") if r["phase"] == "measured"]
+    # truth from the streamed chunks: every chunk after the first is one step with (tokens − 1) accepted
+    steps = [n for r in records for n in r["chunk_tokens"][1:]]
+    accepted = sum(n - 1 for n in steps)
+    assert s["spec_decode_num_drafts"] == len(steps)
+    assert s["spec_decode_accepted_tokens"] == accepted
+    assert s["spec_decode_draft_tokens"] == 3 * len(steps)
+    assert s["spec_decode_acceptance_length"] == pytest.approx(1 + accepted / len(steps))
+    # per-position survival is non-increasing and position 0 ≥ rate
+    pp = s["spec_decode_per_position_acceptance_rates"]
+    assert len(pp) == 3 and pp[0] >= pp[1] >= pp[2]
+    # observed tokens per step (chunks after the first) equal the counters' mean acceptance length
+    assert sum(steps) / len(steps) == pytest.approx(s["spec_decode_acceptance_length"])
+    assert not any(w.startswith("consistency") for w in s["warnings"])
+    assert s["median_itl_per_token_ms"] < s["median_itl_ms"]
+    comp = session.outputs[0]["comparison"]["arms"]["spec"]
+    assert comp["tpot_speedup"]["verdict"] == "faster"
+    assert json.loads((tmp_path / "out" / "comparison.json").read_text())["baseline"] == "base"
+    assert (tmp_path / "out" / "spec" / "metrics-after.prom").exists()
+
+
+def test_coalescing_is_flagged_when_speculation_is_off(tmp_path: Path) -> None:
+    with FakeServer(FakeConfig(ttft=0.01, step=0.002, k=2, accept_pattern=[2])) as srv:
+        session = run_session(config(tmp_path, [ArmSpec("base", srv.url)], n=4, out_tokens=10))
+    warnings = session.outputs[0]["summaries"]["base"]["warnings"]
+    assert any(w.startswith("chunk coalescing") for w in warnings)
+
+
+@pytest.mark.parametrize(
+    ("fault", "expect"),
+    [("http_429", "HTTP 429"), ("http_500", "HTTP 500"), ("invalid_json", "invalid JSON"),
+     ("malformed_sse", "invalid JSON"), ("drop", "connection closed"), ("stall", "timeout")],
+)
+def test_faults_are_accounted(tmp_path: Path, fault: str, expect: str) -> None:
+    with FakeServer(FakeConfig(ttft=0.005, step=0.002)) as srv:
+        cfg = config(tmp_path, [ArmSpec("base", srv.url)], n=4, conc=2, extra={"fake_fault": fault}, timeout=1.0,
+                     warmup=0)
+        session = run_session(cfg)
+    records = read_requests(tmp_path / "out" / "base")
+    assert len(records) == 4
+    assert all(not r["ok"] and expect in r["error"] for r in records), [r["error"] for r in records]
+    s = session.outputs[0]["summaries"]["base"]
+    assert s["failed"] == 4 and s["completed"] == 0 and s["complete"] is False
+    assert sum(s["errors_by_reason"].values()) == 4
+    if fault in ("invalid_json", "stall"):
+        assert all(len(r["chunk_times"]) >= 1 for r in records)  # what arrived before the fault is kept
+
+
+def test_server_killed_mid_run(tmp_path: Path) -> None:
+    with fake_server_process(tmp_path, ttft=0.01, step=0.01) as (url, proc, _):
+        cfg = config(tmp_path, [ArmSpec("base", url)], n=40, conc=2, out_tokens=20, warmup=0)
+        runner = Runner(cfg)
+
+        async def main() -> Any:
+            loop = asyncio.get_running_loop()
+            loop.call_later(1.0, proc.kill)
+            return await runner.run()
+
+        result = asyncio.run(main())[0]
+    summary = write_point_outputs(result, cfg)["summaries"]["base"]
+    records = read_requests(tmp_path / "out" / "base")
+    assert len(records) == 40  # every request accounted for
+    ok = [r for r in records if r["ok"]]
+    bad = [r for r in records if not r["ok"]]
+    assert ok and bad
+    assert all(("connect failed" in r["error"]) or ("connection" in r["error"]) for r in bad)
+    assert summary["completed"] == len(ok) and summary["failed"] == len(bad) and summary["complete"] is False
+
+
+def test_sigint_keeps_partial_results(tmp_path: Path) -> None:
+    with FakeServer(FakeConfig(ttft=0.01, step=0.02)) as srv:
+        out = tmp_path / "run"
+        cmd = [sys.executable, "-c", "from benchledger.cli import main; main()", "bench", "--base-url", srv.url, "-c", "2",
+               "--num-prompts", "200", "--output-tokens", "20", "--out", str(out), "--json", "--warmup", "0"]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        deadline = time.monotonic() + 20
+        while not (out / "base" / "requests.jsonl").exists() or len(read_requests(out / "base")) < 3:
+            assert time.monotonic() < deadline, proc.stderr.read() if proc.poll() is not None else "slow start"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr.decode()
+    lines = (out / "base" / "requests.jsonl").read_text().splitlines()
+    records = [json.loads(x) for x in lines]  # no torn line
+    assert 3 <= len(records) < 200
+    assert any(r["error"] and r["error"].startswith("interrupted") for r in records)
+    summary = json.loads((out / "base" / "summary.json").read_text())
+    assert summary["complete"] is False and summary["stopped_by"] == "interrupted"
+    assert summary["completed"] + summary["failed"] == len(records)
+    payload = json.loads(stdout)
+    assert payload["interrupted"] is True
