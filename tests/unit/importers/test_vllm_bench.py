@@ -8,12 +8,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from tests.unit.importers.support import audit_errors, benchmark, options, results, snapshot
 
 from benchledger.errors import ImportFormatError
 from benchledger.importers import import_files
 from benchledger.schema import Unknown
-
-from tests.unit.importers.support import audit_errors, benchmark, options, results, snapshot
 
 
 def _import(fixtures: Path, root: Path) -> str:
