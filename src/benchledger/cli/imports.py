@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from benchledger.cli.options import LedgerOption, console
+
+if TYPE_CHECKING:
+    from benchledger.importers.common import ImportOptions
+    from benchledger.importers.plan import WriteOutcome
 
 FORMAT_HELP = ("vllm-bench | benchledger-run | aiperf | guidellm | mlperf | autobench | inference-research")
 _STYLE = {"written": "green", "would-write": "cyan", "unchanged": "dim", "kept": "yellow"}
@@ -18,13 +23,13 @@ def register(app: typer.Typer) -> None:
 
 
 def _options(source: str | None, id_prefix: str | None, model: str | None, engine: str | None,
-             accelerator: str | None):  # type: ignore[no-untyped-def]
-    from benchledger.importers import ImportOptions
+             accelerator: str | None) -> ImportOptions:
+    from benchledger.importers.common import ImportOptions
 
     return ImportOptions(source=source, id_prefix=id_prefix, model=model, engine=engine, accelerator=accelerator)
 
 
-def _render(outcomes, dry_run: bool) -> None:  # type: ignore[no-untyped-def]
+def _render(outcomes: list[WriteOutcome], dry_run: bool) -> None:
     out = console()
     for o in outcomes:
         style = _STYLE.get(o.status, "")
