@@ -6,7 +6,7 @@ from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding, Severity
 from benchledger.audit.report import AuditReport
 from benchledger.audit.waivers import apply_waivers, load_waivers
-from benchledger.ledger.store import Ledger
+from benchledger.ledger.store import Ledger, gc_paused
 
 
 def run_audit(ledger: Ledger, *, only: set[str] | None = None) -> AuditReport:
@@ -15,10 +15,11 @@ def run_audit(ledger: Ledger, *, only: set[str] | None = None) -> AuditReport:
 
     ctx = AuditContext(ledger)
     findings: list[Finding] = []
-    for name, check in CHECKS:
-        if only and name not in only and name.split(".")[0] not in only:
-            continue
-        findings.extend(check(ctx))
+    with gc_paused():
+        for name, check in CHECKS:
+            if only and name not in only and name.split(".")[0] not in only:
+                continue
+            findings.extend(check(ctx))
     waivers, problems = load_waivers(ledger.root)
     return AuditReport(apply_waivers(findings + problems, waivers), records_checked=len(ledger) + len(ledger.errors))
 

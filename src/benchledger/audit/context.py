@@ -42,11 +42,13 @@ class AuditContext:
     def benchmarks(self) -> list[Benchmark]:
         return self.ledger.typed("benchmark", Benchmark)
 
-    def evidence(self) -> Iterator[Evidence]:
+    def evidence(self) -> list[Evidence]:
         """Every Quantity, Known condition and FeatureClaim in every record, with its dotted field path."""
-        for record in self.ledger:
-            for path, item in walk_evidence(record):
-                yield Evidence(record, path, item)
+        return self._evidence
+
+    @cached_property
+    def _evidence(self) -> list[Evidence]:
+        return [Evidence(record, path, item) for record in self.ledger for path, item in walk_evidence(record)]
 
 
 __all__ = ["AuditContext", "Evidence"]

@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from functools import lru_cache
 
 _NUMBER = re.compile(
     r"(?<![\d.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?P<suffix>[kKM](?![A-Za-z]))?"
 )
 _SUFFIX = {"k": 1e3, "K": 1e3, "M": 1e6}
 _SCALES = (1.0, 1e3, 1e-3, 1e2, 1e-2, 1e6, 1e-6, 1e9, 1e-9)
+
+
+@lru_cache(maxsize=65536)
+def _numbers(text: str) -> tuple[float, ...]:
+    return tuple(numbers_in(text))
 
 
 def numbers_in(text: str) -> list[float]:
@@ -30,7 +36,7 @@ def numbers_in(text: str) -> list[float]:
 def value_in_text(value: float, text: str) -> bool:
     """True when the value (up to sign and a power-of-ten unit scale) is written in the text."""
     target = abs(float(value))
-    candidates = numbers_in(text)
+    candidates = _numbers(text)
     for scale in _SCALES:
         scaled = target * scale
         for number in candidates:

@@ -35,17 +35,35 @@ def split_front_matter(text: str) -> SplitFile | str:
     return SplitFile(rest[: end + 1], rest[end + len(DELIMITER) + 2 :], 2)
 
 
-_FastLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SCALARS = yaml.SafeLoader("")
+_STR_TAG = "tag:yaml.org,2002:str"
 
 
-def parse_yaml(text: str) -> Any:
-    """Parse YAML into plain data (libyaml when available)."""
-    return yaml.load(text, Loader=_FastLoader)  # noqa: S506 - a safe loader
+def parse_yaml(text: str) -> tuple[Any, yaml.Node | None]:
+    """Parse YAML into plain data and its node tree (line marks for errors) in one pass.
+
+    The C parser builds the node tree; scalars are converted with PyYAML's safe constructors, so the values
+    are exactly what ``yaml.safe_load`` gives (anchors/aliases included, merge keys excepted).
+    """
+    node = yaml.compose(text, Loader=_Loader)
+    return (None if node is None else _to_python(node)), node
 
 
-def compose_yaml(text: str) -> yaml.Node | None:
-    """The node tree of YAML text, with line marks (used only to locate an error)."""
-    return yaml.compose(text, Loader=yaml.SafeLoader)
+def _to_python(node: yaml.Node) -> Any:
+    if isinstance(node, yaml.ScalarNode):
+        return node.value if node.tag == _STR_TAG else _SCALARS.construct_object(node, deep=True)
+    if isinstance(node, yaml.MappingNode):
+        out: dict[Any, Any] = {}
+        for key, value in node.value:
+            name = _to_python(key)
+            if name in out:
+                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {name!r}", key.start_mark)
+            out[name] = _to_python(value)
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        return [_to_python(item) for item in node.value]
+    raise yaml.constructor.ConstructorError(None, None, f"unsupported YAML node {node.tag}", node.start_mark)
 
 
 def line_of(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:
@@ -109,4 +127,4 @@ def join_front_matter(yaml_text: str, body: str) -> str:
     return f"{DELIMITER}\n{yaml_text}{DELIMITER}\n{body}"
 
 
-__all__ = ["SplitFile", "compose_yaml", "dump_yaml", "join_front_matter", "line_of", "parse_yaml", "split_front_matter"]
+__all__ = ["SplitFile", "dump_yaml", "join_front_matter", "line_of", "parse_yaml", "split_front_matter"]

@@ -17,7 +17,7 @@ import duckdb
 
 from benchledger.errors import LedgerError
 from benchledger.ledger import rows
-from benchledger.ledger.store import Ledger
+from benchledger.ledger.store import Ledger, gc_paused
 
 Columns = dict[str, str]
 
@@ -92,7 +92,7 @@ def build_index(
         from benchledger.audit import run_audit
 
         findings = [f.as_row() for f in run_audit(ledger).findings]
-    with tempfile.TemporaryDirectory(prefix="benchledger-index-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="benchledger-index-") as tmp, gc_paused():
         for name, (columns, producer) in {**TABLES, **_extra_tables()}.items():
             _load_table(con, Path(tmp), name, columns, producer(ledger))
         _load_table(con, Path(tmp), "t_findings", FINDING_COLUMNS, findings)
@@ -111,20 +111,17 @@ def _extra_tables() -> dict[str, tuple[Columns, Callable[[Ledger], Iterable[rows
 
 def _load_table(con: duckdb.DuckDBPyConnection, tmp: Path, name: str, columns: Columns,
                 data: Iterable[rows.Row]) -> None:
-    file = tmp / f"{name}.jsonl"
-    count = 0
-    with file.open("w", encoding="utf-8") as handle:
-        for row in data:
-            handle.write(json.dumps({c: row.get(c) for c in columns}, default=str))
-            handle.write("\n")
-            count += 1
+    file = tmp / f"{name}.json"
+    table = [{c: row.get(c) for c in columns} for row in data]
+    count = len(table)
+    file.write_text(json.dumps(table, default=str), encoding="utf-8")
     cols = ", ".join(f'"{c}" {t}' for c, t in columns.items())
     if count == 0:
         con.execute(f"CREATE TABLE {name} ({cols})")
         return
     spec = "{" + ", ".join(f"'{c}': '{t}'" for c, t in columns.items()) + "}"
     con.execute(
-        f"CREATE TABLE {name} AS SELECT * FROM read_json(?, format='newline_delimited', columns={spec})",
+        f"CREATE TABLE {name} AS SELECT * FROM read_json(?, format='array', columns={spec})",
         [str(file)],
     )
 

@@ -15,7 +15,6 @@ from pydantic import BaseModel, ValidationError
 from benchledger.errors import RecordError
 from benchledger.ledger.frontmatter import (
     SplitFile,
-    compose_yaml,
     dump_yaml,
     join_front_matter,
     line_of,
@@ -35,8 +34,7 @@ def parse_record(text: str, path: Path | str) -> Record:
     split = split_front_matter(text)
     if isinstance(split, str):
         raise RecordError(path, 1, "", split)
-    data = _parse_front_matter(split, path)
-    node = _LazyNode(split.yaml_text)
+    data, node = _parse_front_matter(split, path)
     kind = data.get("kind")
     expected_kind = kind_of_path(path)
     if kind not in RECORD_TYPES:
@@ -103,22 +101,9 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
-class _LazyNode:
-    """Composes the YAML node tree only when an error needs a line number."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def get(self) -> yaml.Node | None:
-        try:
-            return compose_yaml(self.text)
-        except yaml.YAMLError:
-            return None
-
-
-def _parse_front_matter(split: SplitFile, path: Path) -> dict[str, Any]:
+def _parse_front_matter(split: SplitFile, path: Path) -> tuple[dict[str, Any], yaml.Node | None]:
     try:
-        data = parse_yaml(split.yaml_text)
+        data, node = parse_yaml(split.yaml_text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + split.yaml_first_line if mark is not None else None
@@ -126,15 +111,15 @@ def _parse_front_matter(split: SplitFile, path: Path) -> dict[str, Any]:
         raise RecordError(path, line, "", f"invalid YAML: {problem}") from None
     if not isinstance(data, dict):
         raise RecordError(path, split.yaml_first_line, "", "front matter must be a YAML mapping of fields")
-    return data
+    return data, node
 
 
-def _line(split: SplitFile, node: _LazyNode, loc: tuple[int | str, ...]) -> int | None:
-    line = line_of(node.get(), loc)
+def _line(split: SplitFile, node: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:
+    line = line_of(node, loc)
     return None if line is None else line + split.yaml_first_line
 
 
-def _record_error(exc: ValidationError, path: Path, split: SplitFile, node: _LazyNode) -> RecordError:
+def _record_error(exc: ValidationError, path: Path, split: SplitFile, node: yaml.Node | None) -> RecordError:
     """The most specific validation error, located in the file."""
     errors = exc.errors(include_url=False)
     best = max(errors, key=lambda e: (len(_field_loc(e["loc"])), e["type"] != "missing"))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -29,6 +31,12 @@ class Ledger:
     def load(cls, root: Path | str | None = None, *, strict: bool = False) -> Ledger:
         """Load every record; ``strict`` raises the first ``RecordError`` instead of collecting it."""
         ledger = cls(root=resolve_ledger_dir(root))
+        with gc_paused():
+            ledger._load_files(strict)
+        return ledger
+
+    def _load_files(self, strict: bool) -> None:
+        ledger = self
         for path in iter_record_files(ledger.root):
             try:
                 record = load_record(path)
@@ -44,7 +52,6 @@ class Ledger:
                 continue
             ledger.records[record.id] = record
             ledger.paths[record.id] = path
-        return ledger
 
     def get(self, record_id: str) -> Record:
         """The record with this id (``LedgerError`` when absent)."""
@@ -68,4 +75,16 @@ class Ledger:
         return len(self.records)
 
 
-__all__ = ["Ledger"]
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC while building many small objects (it would rescan them over and over)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+__all__ = ["Ledger", "gc_paused"]

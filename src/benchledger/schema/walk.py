@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 
 from pydantic import BaseModel
@@ -15,19 +16,27 @@ EvidenceItem = Quantity | Known | FeatureClaim
 def walk_evidence(node: object, path: str = "") -> Iterator[tuple[str, EvidenceItem]]:
     """``(dotted.path, item)`` for every Quantity / Known / FeatureClaim under ``node``; list items named by
     their ``name`` when they have one (arms), else by index."""
-    if isinstance(node, Quantity | Known | FeatureClaim):
-        yield path, node
+    if isinstance(node, _EVIDENCE):
+        yield path, node  # type: ignore[misc]
     if isinstance(node, BaseModel):
-        for name in type(node).model_fields:
-            if name != "body":
-                yield from walk_evidence(getattr(node, name), f"{path}.{name}" if path else name)
+        prefix = f"{path}." if path else ""
+        for name, value in node.__dict__.items():
+            if name != "body" and not isinstance(value, _LEAVES):
+                yield from walk_evidence(value, prefix + name)
     elif isinstance(node, list):
         for index, item in enumerate(node):
+            if isinstance(item, _LEAVES):
+                continue
             label = getattr(item, "name", None) if isinstance(item, BaseModel) else None
             yield from walk_evidence(item, f"{path}.{label or index}")
     elif isinstance(node, dict):
         for key, item in node.items():
-            yield from walk_evidence(item, f"{path}.{key}")
+            if not isinstance(item, _LEAVES):
+                yield from walk_evidence(item, f"{path}.{key}")
+
+
+_EVIDENCE = (Quantity, Known, FeatureClaim)
+_LEAVES = (str, int, float, bool, type(None), dt.date)
 
 
 __all__ = ["EvidenceItem", "walk_evidence"]

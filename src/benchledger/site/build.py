@@ -14,6 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -64,12 +65,18 @@ def check_target(out: Path) -> None:
                           f"(no {MARKER} file); choose an empty or new folder")
 
 
-def build_site(ledger_root: Path | str | None, out: Path | str) -> BuildReport:
-    """Build the site of the ledger at ``ledger_root`` into ``out``."""
-    ledger = Ledger.load(ledger_root)
+def build_site(
+    ledger: Ledger | Path | str | None, out: Path | str, *, findings: list[dict[str, Any]] | None = None
+) -> BuildReport:
+    """Build the site of a ledger (a loaded ``Ledger`` or its folder) into ``out``.
+
+    ``findings`` are audit rows already computed (``Finding.as_row()``); when None the audit runs here.
+    """
+    if not isinstance(ledger, Ledger):
+        ledger = Ledger.load(ledger)
     target = Path(out).resolve()
     check_target(target)
-    con = build_index(ledger)
+    con = build_index(ledger, findings=findings)
     try:
         data = load_site_data(ledger, con, ledger_digest(ledger))
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -39,7 +39,7 @@ def write_downloads(con: duckdb.DuckDBPyConnection, ledger: Ledger, out: Path) -
     folder = out / "downloads"
     folder.mkdir(parents=True, exist_ok=True)
     records = [record.model_dump(mode="json", exclude_none=True) for record in ledger]
-    json_text = json.dumps({"records": records}, ensure_ascii=False, sort_keys=True, indent=1)
+    json_text = json.dumps({"records": records}, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     (folder / "ledger.json").write_text(json_text + "\n", encoding="utf-8")
     links = [Download("downloads/ledger.json", "ledger.json", f"all {len(records)} records as validated JSON")]
     threads = con.execute("SELECT current_setting('threads')").fetchone()

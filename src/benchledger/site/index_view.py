@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from benchledger.schema import METRICS, Benchmark, arm_conditions
+from benchledger.schema import METRICS, Benchmark
 from benchledger.site.context import SiteData, effect_class
-from benchledger.site.evidence import cond_view, format_number
+from benchledger.site.evidence import REASON_TEXT, cond_view, format_number
 from benchledger.site.physics import NO_CEILING, best_efficiency
 
 
@@ -45,6 +45,13 @@ class IndexRow:
     audit: Shown
     filters: dict[str, str]
 
+    @property
+    def cells(self) -> list[Shown]:
+        """The value cells between the model and audit columns, numeric ones right-aligned."""
+        numeric = (self.context, self.concurrency, self.headline, self.speedup, self.efficiency)
+        return [self.hardware, self.engine, self.weights, self.spec,
+                *(Shown(s.text, s.sort, s.title, f"num {s.css}".strip()) for s in numeric)]
+
 
 def _range(values: list[float], unknown: list[str]) -> Shown:
     if not values:
@@ -57,18 +64,21 @@ def _range(values: list[float], unknown: list[str]) -> Shown:
     return Shown(text, format_number(hi), title)
 
 
-def _numeric_condition(record: Benchmark, name: str) -> Shown:
+def _numeric_condition(data: SiteData, record_id: str, name: str) -> Shown:
+    """Range of a numeric condition over the arms, from the index's ``conditions`` view."""
     values: list[float] = []
     unknown: list[str] = []
-    for arm in record.arms:
-        view = cond_view(arm_conditions(record, arm).get(name))
-        if view.known:
+    for row in data.conditions.get(record_id, []):
+        if row["condition"] != name:
+            continue
+        if row["status"] == "known":
             try:
-                values.append(float(view.text))
-            except ValueError:
-                unknown.append(f"not a number: {view.text}")
-        elif view.status == "unknown":
-            unknown.append(view.title)
+                values.append(float(row["value"]))
+            except (TypeError, ValueError):
+                unknown.append(f"not a number: {row['value']}")
+        elif row["status"] == "unknown":
+            reason = REASON_TEXT.get(str(row["reason"]), str(row["reason"]))
+            unknown.append(f"{reason}. {row['note']}" if row["note"] else reason)
     return _range(values, unknown)
 
 
@@ -98,8 +108,8 @@ def build_index_row(data: SiteData, record: Benchmark) -> IndexRow:
     return IndexRow(
         id=record.id, title=record.title, status=record.status, model=subject.model,
         hardware=hardware, engine=engine, weights=weights, spec=spec,
-        context=_numeric_condition(record, "input_tokens"),
-        concurrency=_numeric_condition(record, "batch_or_concurrency"),
+        context=_numeric_condition(data, record.id, "input_tokens"),
+        concurrency=_numeric_condition(data, record.id, "batch_or_concurrency"),
         headline=_headline(data, record.id), speedup=_speedup(data, record.id),
         efficiency=_efficiency(data, record.id), audit=_audit(data, record.id),
         filters={

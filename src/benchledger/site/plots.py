@@ -19,6 +19,8 @@ from benchledger.site.svg import Axis, GridStyle, Point, Series, status_grid, xy
 SPEEDUP_METRICS: tuple[str, ...] = ("output_throughput", "per_stream_throughput", "tpot", "e2e_latency")
 RECORD_HREF = "../benchmarks/{id}.html"
 LABEL_ROWS_UP_TO = 150
+MAX_SERIES = 10
+"""Above this many (experiment, other-axis) lines, a speedup plot groups points by method, k and weights."""
 COVERAGE_STYLES: tuple[GridStyle, ...] = (
     GridStyle("known", "#1a9850", "known (stated)"),
     GridStyle("source omits", "#fdae61", "unknown: source omits"),
@@ -78,11 +80,13 @@ def speedup_plots(data: SiteData) -> list[Plot]:
             ("input_tokens", "input tokens per request (context)", "concurrency", "conc"),
         ):
             series: dict[str, list[Point]] = defaultdict(list)
+            coarse = len({(a["record_id"], a[other_key]) for _, a in chosen}) > MAX_SERIES
             for comp, arm in chosen:
                 if arm[x_key] is None or arm[x_key] <= 0:
                     continue
-                name = (f"{arm['spec_method']} k={_k(arm['spec_k'])} · {arm['weights'] or 'weights ?'} · "
-                        f"{other_name} {_k(arm[other_key])} · {arm['record_id']}")
+                name = f"{arm['spec_method']} k={_k(arm['spec_k'])} · {arm['weights'] or 'weights ?'}"
+                if not coarse:
+                    name += f" · {other_name} {_k(arm[other_key])} · {arm['record_id']}"
                 series[name].append(Point(
                     x=float(arm[x_key]), y=float(comp["speedup"]),
                     label=(f"{arm['record_id']} / {arm['arm']} vs {comp['baseline_arm']}: {comp['speedup']:.3f}× "
@@ -98,11 +102,12 @@ def speedup_plots(data: SiteData) -> list[Plot]:
             plots.append(Plot(slug, title, page="speedup", records=_ids(ids), svg=xy_chart(
                 chart_id=slug, title=title,
                 desc=(f"Speedup of {label} (arm ÷ its no-speculation baseline arm; for latency, baseline ÷ arm) "
-                      f"against {x_name}; log2 x axis; dashed line = 1.0 (no change). One line per experiment "
-                      "and speculative setting."),
+                      f"against {x_name}; log2 x axis; dashed line = 1.0 (no change). "
+                      + ("Too many experiments for one line each: points are grouped by method, k and weights."
+                         if coarse else "One line per experiment and speculative setting.")),
                 x_axis=Axis(f"{x_name}, log2 scale", log2=True),
                 y_axis=Axis(f"speedup on {label} (×, > 1 = speculation helps)", include=(1.0,)),
-                series=[Series(n, tuple(p)) for n, p in sorted(series.items())],
+                series=[Series(n, tuple(p), line=not coarse) for n, p in sorted(series.items())],
                 reference_y=1.0, reference_label="1.0× = no change",
             )))
     return plots

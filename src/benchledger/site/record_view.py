@@ -51,7 +51,8 @@ class Cell:
     css: str = ""
     title: str = ""
     evidence: int = 0
-    cond: CondView | None = None
+    span: str = ""
+    note: str = ""
 
 
 @dataclass
@@ -90,8 +91,8 @@ def _evidence_index(evidence: list[Evidence]) -> dict[str, Evidence]:
 
 def _cond_cell(cond: Condition | None, default_source: str, ev: Evidence | None) -> Cell:
     view = cond_view(cond, default_source)
-    css = {"unknown": "unknown", "absent": "missing"}.get(view.status, "")
-    return Cell(text=view.text, css=css, title=view.title, evidence=ev.number if ev else 0, cond=view)
+    span = {"unknown": "unknown", "absent": "missing"}.get(view.status, "")
+    return Cell(text=view.text, title=view.title, evidence=ev.number if ev else 0, span=span, note=view.note)
 
 
 def _quantity_cell(q: Quantity | None, ev: Evidence | None) -> Cell:

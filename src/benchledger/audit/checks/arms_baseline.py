@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
-from benchledger.schema import SPEC_METHODS, Arm, Benchmark, effective_subject, effective_workload
+from benchledger.schema import SPEC_METHODS, Arm, Benchmark
 
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -36,9 +36,21 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
 
 def _differences(record: Benchmark, arm: Arm, base: Arm) -> list[str]:
+    """Fields where the two arms' effective subject/workload differ (only overrides can differ)."""
     out: list[str] = []
-    for label, a, b in (("subject", effective_subject(record, arm), effective_subject(record, base)),
-                        ("workload", effective_workload(record, arm), effective_workload(record, base))):
-        da, db = a.model_dump(), b.model_dump()
-        out.extend(f"{label}.{k}" for k in sorted(da) if da[k] != db[k])
+    for label in ("subject", "workload"):
+        mine, theirs = getattr(arm, label), getattr(base, label)
+        da = mine.model_dump(exclude_none=True) if mine else {}
+        db = theirs.model_dump(exclude_none=True) if theirs else {}
+        shared = getattr(record, label)
+        for key in sorted(set(da) | set(db)):
+            default = getattr(shared, key)
+            left = da.get(key, default.model_dump() if hasattr(default, "model_dump") else default)
+            right = db.get(key, default.model_dump() if hasattr(default, "model_dump") else default)
+            if _plain(left) != _plain(right):
+                out.append(f"{label}.{key}")
     return out
+
+
+def _plain(value: object) -> object:
+    return value.model_dump() if hasattr(value, "model_dump") else value  # type: ignore[union-attr]

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
-from benchledger.schema import Arm, Benchmark, effective_subject, effective_workload
+from benchledger.schema import Arm, Benchmark
 
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -28,8 +28,13 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
 
 def _fingerprint(record: Benchmark, arm: Arm) -> str:
-    subject = effective_subject(record, arm).model_dump(mode="json")
-    workload = effective_workload(record, arm).model_dump(mode="json")
-    spec = arm.speculative.model_dump(mode="json") if arm.speculative else None
+    """Conditions (record level + the arm's overrides) and results; names, notes and quotes left out."""
+    parts = [
+        record.subject.model_dump_json(exclude={"host"}),
+        record.workload.model_dump_json(),
+        arm.subject.model_dump_json() if arm.subject else "",
+        arm.workload.model_dump_json() if arm.workload else "",
+        arm.speculative.model_dump_json() if arm.speculative else "",
+    ]
     results = sorted((r.metric, r.stat, float(r.value), r.unit) for r in arm.results)
-    return json.dumps([subject, workload, spec, results], sort_keys=True, default=str)
+    return json.dumps([parts, results])
