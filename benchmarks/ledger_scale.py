@@ -1,6 +1,7 @@
 """Ledger scale benchmark: audit + index time for N synthetic benchmark records, and how it grows.
 
 Budget (issue 2): 10,000 records in < 10 s on a 2-core machine, and 2x records <= 2.2x time.
+Budget (issue 5): `site build` (audit + index + every page, plot, download) of 10,000 records in < 30 s.
 Usage: python benchmarks/ledger_scale.py [--sizes 1000 10000] [--site]
 """
 
@@ -11,16 +12,16 @@ import copy
 import sys
 import tempfile
 import time
+from itertools import pairwise
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from ledger_builder import benchmark, reference_records, source  # noqa: E402
-
-from benchledger.audit import run_audit  # noqa: E402
-from benchledger.ledger import Ledger, dump_record  # noqa: E402
-from benchledger.ledger.index import build_index  # noqa: E402
-from benchledger.schema import RECORD_ADAPTER  # noqa: E402
+from benchledger.audit import run_audit
+from benchledger.ledger import Ledger, dump_record
+from benchledger.ledger.index import build_index
+from benchledger.schema import RECORD_ADAPTER
+from ledger_builder import benchmark, reference_records, source
 
 
 def generate(root: Path, count: int) -> None:
@@ -56,7 +57,7 @@ def measure(count: int, with_site: bool) -> dict[str, float]:
         if report.errors:
             raise SystemExit(f"synthetic ledger has audit errors: {report.errors[:3]}")
         if with_site:
-            from benchledger.site.build import build_site  # type: ignore[import-not-found]
+            from benchledger.site.build import build_site
 
             t4 = time.perf_counter()
             build_site(ledger, Path(tmp) / "site")
@@ -74,12 +75,18 @@ def main() -> None:
         parts = "  ".join(f"{k} {v:6.2f}s" for k, v in t.items())
         print(f"N={n:>6}: {parts}")
     sizes = sorted(results)
-    for small, big in zip(sizes, sizes[1:], strict=False):
+    for small, big in pairwise(sizes):
         ratio = results[big]["total"] / results[small]["total"]
         print(f"total time ratio N={big}/N={small}: {ratio:.2f} (records ratio {big / small:.1f}; "
               f"linear would be {big / small:.1f})")
     biggest = results[sizes[-1]]["total"]
     print(f"budget: N={sizes[-1]} load+audit+index {biggest:.2f}s (< 10 s required for 10,000)")
+    if args.site:
+        for small, big in pairwise(sizes):
+            ratio = results[big]["site"] / results[small]["site"]
+            print(f"site build time ratio N={big}/N={small}: {ratio:.2f} (linear would be {big / small:.1f})")
+        print(f"budget: N={sizes[-1]} site build {results[sizes[-1]]['site']:.2f}s "
+              "(< 30 s required for 10,000; audit + index + every page, plot and download)")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 import typer
@@ -11,13 +11,13 @@ from benchledger.cli.options import LedgerOption, console, load
 from benchledger.cli.render import SEVERITY_STYLE, csv_text, json_text, table
 
 
-class QueryFormat(str, Enum):
+class QueryFormat(StrEnum):
     table = "table"
     csv = "csv"
     json = "json"
 
 
-class ExportFormat(str, Enum):
+class ExportFormat(StrEnum):
     csv = "csv"
     json = "json"
     parquet = "parquet"
@@ -30,6 +30,7 @@ def register(app: typer.Typer) -> None:
     app.command("query")(query)
     app.command("show")(show)
     app.command("export")(export)
+    app.command("coverage")(coverage)
 
 
 def init(
@@ -159,3 +160,21 @@ def export(
 
     paths = export_views(build_index(load(ledger)), out, output_format.value)
     console().print(f"wrote {len(paths)} files to {out}")
+
+
+def coverage(
+    ledger: Path | None = LedgerOption,
+    write: bool = typer.Option(False, "--write", help="Write <ledger>/README.md instead of printing."),
+) -> None:
+    """Coverage of the ledger (sources, experiments, arms, hardware, engines, unknown conditions) as Markdown."""
+    from benchledger.ledger.coverage import coverage_markdown
+    from benchledger.ledger.index import build_index
+    from benchledger.ledger.io import atomic_write_text
+
+    led = load(ledger)
+    text = coverage_markdown(build_index(led))
+    if write:
+        atomic_write_text(led.root / "README.md", text)
+        console().print(f"wrote {led.root / 'README.md'}")
+    else:
+        typer.echo(text, nl=False)

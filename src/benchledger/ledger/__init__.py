@@ -1,6 +1,7 @@
 """The ledger on disk: one record per file, canonical YAML front matter + Markdown body, and its DuckDB index."""
 
-from benchledger.ledger.io import dump_record, load_record, parse_record, record_path, write_record
+from benchledger.ledger.io import dump_record, load_record, parse_record, write_record
+from benchledger.ledger.paths import record_path
 from benchledger.ledger.paths import default_ledger_dir
 from benchledger.ledger.store import Ledger
 

@@ -6,6 +6,7 @@ Tables are loaded in bulk (rows → newline-delimited JSON → ``read_json``), t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -102,10 +103,8 @@ def build_index(
 
 
 def _extra_tables() -> dict[str, tuple[Columns, Callable[[Ledger], Iterable[rows.Row]]]]:
-    try:  # the physics model registers its tables on import; it is optional for the index
-        import benchledger.perfmodel.index_tables  # noqa: F401
-    except ImportError:
-        pass
+    with contextlib.suppress(ImportError):  # the physics model registers its tables on import (optional)
+        import benchledger.perfmodel.index_tables  # type: ignore[import-not-found,unused-ignore]  # noqa: F401
     return EXTRA_TABLES
 
 

@@ -14,7 +14,13 @@ from pydantic import Field, model_validator
 
 from benchledger.schema.common import RecordBase
 from benchledger.schema.metrics import MetricName, Stat
-from benchledger.schema.provenance import SLUG_PATTERN, Condition, Quantity, StrictModel, Unknown, UnknownReason
+from benchledger.schema.provenance import (
+    SLUG_PATTERN,
+    Condition,
+    Quantity,
+    StrictModel,
+    UnknownReason,
+)
 
 Scenario = Literal["per-request", "fixed-concurrency", "request-rate", "offline", "unknown"]
 MeasuredBy = Literal["benchledger", "self", "third-party", "vendor"]

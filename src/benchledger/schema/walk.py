@@ -17,7 +17,7 @@ def walk_evidence(node: object, path: str = "") -> Iterator[tuple[str, EvidenceI
     """``(dotted.path, item)`` for every Quantity / Known / FeatureClaim under ``node``; list items named by
     their ``name`` when they have one (arms), else by index."""
     if isinstance(node, _EVIDENCE):
-        yield path, node  # type: ignore[misc]
+        yield path, node
     if isinstance(node, BaseModel):
         prefix = f"{path}." if path else ""
         for name, value in node.__dict__.items():

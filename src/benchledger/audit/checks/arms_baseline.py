@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from pydantic import BaseModel
+
 from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
-from benchledger.schema import SPEC_METHODS, Arm, Benchmark
+from benchledger.schema import SPEC_METHODS, Arm, Benchmark, Known, Unknown
 
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
@@ -36,21 +38,29 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
 
 def _differences(record: Benchmark, arm: Arm, base: Arm) -> list[str]:
-    """Fields where the two arms' effective subject/workload differ (only overrides can differ)."""
+    """Fields whose effective values differ between the two arms (quotes and notes ignored; only overrides
+    can differ, the rest is shared at record level)."""
     out: list[str] = []
     for label in ("subject", "workload"):
         mine, theirs = getattr(arm, label), getattr(base, label)
-        da = mine.model_dump(exclude_none=True) if mine else {}
-        db = theirs.model_dump(exclude_none=True) if theirs else {}
         shared = getattr(record, label)
-        for key in sorted(set(da) | set(db)):
-            default = getattr(shared, key)
-            left = da.get(key, default.model_dump() if hasattr(default, "model_dump") else default)
-            right = db.get(key, default.model_dump() if hasattr(default, "model_dump") else default)
+        keys = set(mine.model_fields_set if mine else ()) | set(theirs.model_fields_set if theirs else ())
+        for key in sorted(keys):
+            left = getattr(mine, key, None) if mine else None
+            right = getattr(theirs, key, None) if theirs else None
+            left = getattr(shared, key) if left is None else left
+            right = getattr(shared, key) if right is None else right
             if _plain(left) != _plain(right):
                 out.append(f"{label}.{key}")
     return out
 
 
 def _plain(value: object) -> object:
-    return value.model_dump() if hasattr(value, "model_dump") else value  # type: ignore[union-attr]
+    """A condition reduced to what it says: the value, or the unknown reason; nested models field by field."""
+    if isinstance(value, Known):
+        return value.value
+    if isinstance(value, Unknown):
+        return ("unknown", value.unknown)
+    if isinstance(value, BaseModel):
+        return {k: _plain(v) for k, v in value.__dict__.items()}
+    return value
