@@ -18,6 +18,7 @@ Definitions (stated in every summary under ``definitions``):
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -91,7 +92,7 @@ def tpot(rec: Record) -> float | None:
 def itl_per_chunk(rec: Record) -> list[float]:
     """Gaps between consecutive content chunks (seconds)."""
     t = rec["chunk_times"]
-    return [float(b - a) for a, b in zip(t, t[1:], strict=False)]
+    return [float(b - a) for a, b in itertools.pairwise(t)]
 
 
 def itl_per_token(rec: Record) -> list[float]:

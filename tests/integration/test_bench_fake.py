@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.fakes.openai_server import FakeConfig, FakeServer
+from tests.fakes.procs import fake_server_process, read_truth
 
 from benchledger.bench.load import LoadPoint
 from benchledger.bench.outputs import read_requests
@@ -21,8 +23,6 @@ from benchledger.bench.run import ArmSpec, RunConfig, Runner
 from benchledger.bench.session import run_session
 from benchledger.bench.workload import Prompt, RequestSpec
 from benchledger.metrics import tpot, ttft
-from tests.fakes.openai_server import FakeConfig, FakeServer
-from tests.fakes.procs import fake_server_process, read_truth
 
 PROMPTS = [Prompt(text=f"prompt {i}", input_tokens=None, input_tokens_source="test") for i in range(64)]
 

@@ -11,14 +11,16 @@ import pytest
 pytest.importorskip("xllamacpp", reason="needs the engine extra: pip install 'benchledger[engine]'")
 pytest.importorskip("gguf", reason="needs the engine extra: pip install 'benchledger[engine]'")
 
-from benchledger.bench.demo import ensure_reference_records, free_port, launch_command  # noqa: E402
-from benchledger.bench.load import LoadPoint  # noqa: E402
-from benchledger.bench.outputs import read_requests, sha256_file  # noqa: E402
-from benchledger.bench.record import RecordTarget  # noqa: E402
-from benchledger.bench.run import ArmSpec, RunConfig  # noqa: E402
-from benchledger.bench.session import run_session  # noqa: E402
-from benchledger.bench.tinymodels import TinyModelShape, write_target_and_draft  # noqa: E402
-from benchledger.bench.workload import RequestSpec, synthetic_prompts  # noqa: E402
+import itertools
+
+from benchledger.bench.demo import ensure_reference_records, free_port, launch_command
+from benchledger.bench.load import LoadPoint
+from benchledger.bench.outputs import read_requests, sha256_file
+from benchledger.bench.record import RecordTarget
+from benchledger.bench.run import ArmSpec, RunConfig
+from benchledger.bench.session import run_session
+from benchledger.bench.tinymodels import TinyModelShape, write_target_and_draft
+from benchledger.bench.workload import RequestSpec, synthetic_prompts
 
 pytestmark = pytest.mark.engine
 SHAPE = TinyModelShape()
@@ -50,7 +52,7 @@ def test_paired_run_acceptance_sources_agree_and_record_audits(tmp_path: Path) -
     ensure_reference_records(ledger, SHAPE)
     target = RecordTarget(ledger_root=ledger, record_id="test-llamacpp-paired", model="tiny-llama-random",
                           engine="llama-cpp", accelerator="cpu-host", accelerator_count=1, weights="f32")
-    cfg, session = run(tmp_path, record=target, out=ledger / "runs" / "test-llamacpp-paired")
+    _cfg, session = run(tmp_path, record=target, out=ledger / "runs" / "test-llamacpp-paired")
     out = session.outputs[0]
     base, spec = out["summaries"]["base"], out["summaries"]["spec"]
     assert base["completed"] == spec["completed"] == 12 and base["failed"] == spec["failed"] == 0
@@ -65,7 +67,7 @@ def test_paired_run_acceptance_sources_agree_and_record_audits(tmp_path: Path) -
     assert spec["spec_decode_acceptance_rate"] > 0.9
     assert spec["spec_decode_acceptance_length"] > 4.0
     pp = spec["spec_decode_per_position_acceptance_rates"]
-    assert len(pp) == 4 and all(a >= b for a, b in zip(pp, pp[1:], strict=False))
+    assert len(pp) == 4 and all(a >= b for a, b in itertools.pairwise(pp))
     # llama.cpp streams one token per chunk: the consistency check says so instead of faking agreement
     assert spec["tokens_per_chunk"] == pytest.approx(1.0, abs=0.05)
     assert any(w.startswith("consistency") for w in spec["warnings"])

@@ -151,7 +151,7 @@ class _StreamProtocol(asyncio.Protocol):
 
 
 async def stream_request(
-    url: str, path: str, payload: dict[str, Any], *, timeout: float, api_key: str | None = None
+    url: str, path: str, payload: dict[str, Any], *, timeout: float, api_key: str | None = None  # noqa: ASYNC109
 ) -> RawStream:
     """POST ``payload`` as JSON to ``url + path`` and collect the streamed response with arrival times.
 

@@ -77,7 +77,7 @@ def _interval(samples: list[float]) -> tuple[float, float] | None:
         return None
     samples.sort()
     lo = samples[int(0.025 * (len(samples) - 1))]
-    hi = samples[int(round(0.975 * (len(samples) - 1)))]
+    hi = samples[round(0.975 * (len(samples) - 1))]
     return (lo, hi)
 
 

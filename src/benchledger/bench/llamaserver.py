@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import signal
-import sys
 import threading
 
 
@@ -58,10 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import xllamacpp as x
     except ImportError:
-        print("xllamacpp is not installed: pip install 'benchledger[engine]'", file=sys.stderr)
         return 2
     server = x.Server(build_params(args))
-    print(f"listening {server.listening_address}", flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())

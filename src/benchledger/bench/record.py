@@ -101,7 +101,7 @@ def build_record(config: RunConfig, points: list[PointResult], summaries: list[d
             digest = sha256_file(folder / REQUESTS_FILE)
             summary = point_summaries[spec.name]
             results = [
-                Result(metric=metric, stat=stat, value=summary[key], unit=unit,  # type: ignore[arg-type]
+                Result(metric=metric, stat=stat, value=summary[key], unit=unit,
                        provenance="measured", run=rel, sha256=digest)
                 for key, metric, stat, unit in RESULT_KEYS
                 if _finite(summary.get(key))
@@ -152,9 +152,10 @@ def build_record(config: RunConfig, points: list[PointResult], summaries: list[d
 def _workload(config: RunConfig, point: Any) -> Workload:
     req = config.request
     inputs = {p.input_tokens for p in config.prompts}
+    only = next(iter(inputs)) if len(inputs) == 1 else None
     input_tokens: Condition
-    if len(inputs) == 1 and None not in inputs:
-        input_tokens = Known(value=int(next(iter(inputs))), note="exact, from the server's /tokenize")
+    if only is not None:
+        input_tokens = Known(value=int(only), note="exact, from the server's /tokenize")
     else:
         input_tokens = Unknown(unknown="unchecked", note="prompt lengths vary; server-reported totals are in "
                                "each arm's summary.json")

@@ -18,7 +18,7 @@ from typing import Any
 
 from benchledger.bench.client import stream_request
 from benchledger.bench.load import LoadPoint, Round, arrival_offsets, default_round_size, plan_rounds
-from benchledger.bench.outputs import RequestsWriter, write_json, write_text
+from benchledger.bench.outputs import RequestsWriter, write_text
 from benchledger.bench.response import parse_stream
 from benchledger.bench.workload import ENDPOINT_PATHS, Prompt, RequestSpec
 

@@ -94,9 +94,9 @@ def snapshot(text: str) -> dict[str, Any]:
                 snap["generated_tokens"] = gen
                 break
     for gauge in SGLANG_GAUGES:
-        value = _total(samples, gauge)
-        if value is not None:
-            snap["gauges"][gauge] = value
+        gauge_value = _total(samples, gauge)
+        if gauge_value is not None:
+            snap["gauges"][gauge] = gauge_value
             snap["family"] = snap["family"] or "sglang"
     return snap
 

@@ -7,6 +7,7 @@ every summary marked ``complete: false`` and the top-level ``comparison.json``, 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import os
 import platform
@@ -112,10 +113,8 @@ def _run_with_sigint(runner: Runner) -> list[PointResult]:
             return await runner.run()
         finally:
             for sig in (signal.SIGINT, signal.SIGTERM):
-                try:
+                with contextlib.suppress(NotImplementedError, RuntimeError):
                     loop.remove_signal_handler(sig)
-                except (NotImplementedError, RuntimeError):
-                    pass
 
     return asyncio.run(main())
 

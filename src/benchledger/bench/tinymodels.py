@@ -13,6 +13,7 @@ with its own random weights (acceptance ≈ 0 %). Needs the ``engine`` extra (``
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,7 +65,7 @@ def build_vocab(n_merges: int) -> tuple[list[str], list[str]]:
     while len(merges) < n_merges:
         pairs: Counter[tuple[str, str]] = Counter()
         for word in words:
-            pairs.update(zip(word, word[1:], strict=False))
+            pairs.update(itertools.pairwise(word))
         if not pairs:
             break
         (left, right), _ = max(pairs.items(), key=lambda kv: (kv[1], kv[0]))
@@ -84,7 +85,7 @@ def build_vocab(n_merges: int) -> tuple[list[str], list[str]]:
                     out.append(word[j])
                     j += 1
             words[i] = out
-    return tokens + ["<s>", "</s>"], merges
+    return [*tokens, "<s>", "</s>"], merges
 
 
 def _random_weights(shape: TinyModelShape, n_vocab: int, seed: int) -> dict[str, Any]:

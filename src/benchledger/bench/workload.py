@@ -21,12 +21,7 @@ Endpoint = Literal["completions", "chat"]
 ENDPOINT_PATHS: dict[str, str] = {"completions": "/v1/completions", "chat": "/v1/chat/completions"}
 CHARS_PER_TOKEN_APPROX = 4
 
-_WORDS = (
-    "the model reads every weight once per step so memory bandwidth sets the pace of decoding while the draft "
-    "proposes a few tokens and the target checks them together accepted tokens come for free rejected ones cost "
-    "a verify step engineers measure time to first token time per output token and throughput at each level of "
-    "concurrency because support is not benefit and a plausible number is worse than an absent one"
-).split()
+_WORDS = ["the", "model", "reads", "every", "weight", "once", "per", "step", "so", "memory", "bandwidth", "sets", "the", "pace", "of", "decoding", "while", "the", "draft", "proposes", "a", "few", "tokens", "and", "the", "target", "checks", "them", "together", "accepted", "tokens", "come", "for", "free", "rejected", "ones", "cost", "a", "verify", "step", "engineers", "measure", "time", "to", "first", "token", "time", "per", "output", "token", "and", "throughput", "at", "each", "level", "of", "concurrency", "because", "support", "is", "not", "benefit", "and", "a", "plausible", "number", "is", "worse", "than", "an", "absent", "one"]
 
 
 @dataclass(frozen=True)

@@ -92,7 +92,7 @@ def bench(
     from benchledger.bench.load import parse_load_points
     from benchledger.bench.record import RecordTarget
     from benchledger.bench.run import ArmSpec, RunConfig, normalise_url
-    from benchledger.bench.session import new_run_id, run_session
+    from benchledger.bench.session import new_run_id
     from benchledger.bench.workload import RequestSpec, load_prompt_file, synthetic_prompts
 
     urls = _pairs(arm, "--arm")
