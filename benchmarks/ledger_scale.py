@@ -21,6 +21,7 @@ from benchledger.audit import run_audit
 from benchledger.ledger import Ledger, dump_record
 from benchledger.ledger.index import build_index
 from benchledger.schema import RECORD_ADAPTER
+
 from ledger_builder import benchmark, reference_records, source
 
 

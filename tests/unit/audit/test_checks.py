@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ledger_builder import benchmark, reference_records, source, write_all
 
 from benchledger.audit import run_audit
 from benchledger.ledger import Ledger
+
+from ledger_builder import benchmark, reference_records, source, write_all
 
 
 def codes(root: Path, severity: str = "error") -> set[str]:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ledger_builder import benchmark
 
 from benchledger.errors import RecordError
 from benchledger.ledger import Ledger, dump_record, load_record, parse_record, write_record
 from benchledger.schema import RECORD_ADAPTER
+
+from ledger_builder import benchmark
 
 
 def test_roundtrip_is_byte_identical(mini_ledger: Path) -> None:
