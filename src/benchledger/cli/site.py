@@ -5,7 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-import typer  # noqa: TID251 - cli is the one place that may
+import typer
 
 from benchledger.cli.options import LedgerOption, console
 
