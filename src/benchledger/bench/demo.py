@@ -25,6 +25,7 @@ from benchledger.bench.session import SessionResult, new_run_id, run_session
 from benchledger.bench.tinymodels import TinyModelShape, build_vocab, write_target_and_draft
 from benchledger.bench.workload import RequestSpec, synthetic_prompts
 from benchledger.errors import BenchError
+from benchledger.schema import Parallelism
 
 DEMO_SHAPE = TinyModelShape(n_embd=512, n_layers=12, n_ff=1536, n_head=8, n_head_kv=2, n_ctx=2048)
 DEMO_DEEP_SCALE = 0.05
@@ -147,7 +148,7 @@ def run_demo(workdir: Path | None = None, *, seconds_per_point: float = 18.0, ou
     target = RecordTarget(
         ledger_root=ledger, record_id=record_id, model=MODEL_ID, engine=ENGINE_ID, accelerator=ACCEL_ID,
         title="Tiny random llama on this CPU, llama.cpp: draft-model speculation (k=4) vs base, concurrency 1/2/4",
-        accelerator_count=1, weights=FORMAT_ID,
+        accelerator_count=1, weights=FORMAT_ID, parallelism=Parallelism(tp=1),
         body=("Produced by `benchledger demo`: both servers run llama.cpp (xllamacpp) with one thread each on "
               "this machine; the draft is the target's first layer. Random weights and synthetic prompts: the "
               "numbers show the harness working, not any real model's speed.\n"),

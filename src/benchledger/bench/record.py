@@ -24,6 +24,7 @@ from benchledger.schema import (
     Condition,
     HistoryEntry,
     Known,
+    Parallelism,
     Quantity,
     Result,
     Speculative,
@@ -69,6 +70,9 @@ class RecordTarget:
     )
     weights: Condition = field(
         default_factory=lambda: Unknown(unknown="unchecked", note="weight format not recorded by the harness")
+    )
+    parallelism: Parallelism = field(
+        default_factory=lambda: Parallelism(tp=Unknown(unknown="unchecked", note="not visible through the API"))
     )
     engine_versions: dict[str, str | None] = field(default_factory=dict)
     launch_commands: dict[str, str] = field(default_factory=dict)
@@ -129,6 +133,7 @@ def build_record(config: RunConfig, points: list[PointResult], summaries: list[d
         accelerator=target.accelerator,
         accelerator_count=target.accelerator_count,
         weights=target.weights,
+        parallelism=target.parallelism,
         engine_version=base_version if base_version else Unknown(
             unknown="unchecked", note="the server reported no version (/version, /props)"),
         engine_flags=target.launch_commands.get(base_name),
