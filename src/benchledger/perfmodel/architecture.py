@@ -148,6 +148,16 @@ class ModelSpec:
         return 2 * self.n_layers
 
 
+def gated_delta_state_mib(layers_linear: int, value_heads: int, key_head_dim: int, value_head_dim: int,
+                          state_bytes: float) -> float:
+    """Recurrent (delta-rule) state of one sequence in MiB: ``layers × V-heads × d_k × d_v × bytes``.
+
+    A Gated DeltaNet layer keeps one ``d_k × d_v`` matrix per value head (perf-model.md §1.5); the short
+    convolution state (a few KiB per layer) is left out. Qwen3.5/3.6/3.8-27B: 48 × 48 × 128 × 128 × 4 B = 144 MiB.
+    """
+    return layers_linear * value_heads * key_head_dim * value_head_dim * state_bytes / MIB
+
+
 def _number(record: ModelArch, field: str, *, required: bool, default: float = 0.0) -> float:
     value = getattr(record, field)
     if value is None or isinstance(value, Unknown):
@@ -207,4 +217,4 @@ def model_from_record(record: ModelArch) -> ModelSpec:
     )
 
 
-__all__ = ["GIB", "MIB", "ModelSpec", "model_from_record"]
+__all__ = ["GIB", "MIB", "ModelSpec", "gated_delta_state_mib", "model_from_record"]
