@@ -146,7 +146,7 @@ def test_record_page_shows_quotes_sources_findings_and_unknowns(tiny_site: Path)
 def test_engine_page_puts_claims_next_to_measured_effects(tiny_site: Path) -> None:
     page = (tiny_site / "engines" / "tiny-engine.html").read_text(encoding="utf-8")
     assert "We support speculative decoding (MTP)." in page
-    assert "1 arm comparisons helped, 1 hurt, 0 showed no clear change" in page
+    assert "1 speculative arms helped, 1 hurt, 0 showed no clear change" in page
 
 
 def test_downloads_hold_the_ledger(tiny_site: Path) -> None:

@@ -92,6 +92,8 @@ class SiteData:
     quoted_changes: dict[str, list[dict[str, Any]]]
     conditions: dict[str, list[dict[str, Any]]]
     findings: dict[str, list[dict[str, Any]]]
+    spec_outcomes: dict[str, list[dict[str, Any]]]
+    engine_evidence: dict[str, dict[str, Any]]
     physics: dict[str, dict[str, dict[str, Any]]]
     physics_note: str
     cited_by: dict[str, list[str]]
@@ -153,6 +155,10 @@ def load_site_data(ledger: Ledger, con: duckdb.DuckDBPyConnection, digest: str) 
                        "WHEN 'warning' THEN 1 ELSE 2 END, code, field, message"),
             key="record",
         ),
+        spec_outcomes=_by_record(
+            _rows(con, "SELECT * FROM spec_outcomes ORDER BY engine, record_id, arm, metric, stat"), key="engine"
+        ),
+        engine_evidence={str(r["engine"]): r for r in _rows(con, "SELECT * FROM engine_evidence ORDER BY engine")},
         physics=physics,
         physics_note=physics_note,
         cited_by=dict(cited_by),

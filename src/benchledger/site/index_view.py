@@ -23,6 +23,7 @@ class Shown:
     sort: str = ""
     title: str = ""
     css: str = ""
+    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class IndexRow:
         """The value cells between the model and audit columns, numeric ones right-aligned."""
         numeric = (self.context, self.concurrency, self.headline, self.speedup, self.efficiency)
         return [self.hardware, self.engine, self.weights, self.spec,
-                *(Shown(s.text, s.sort, s.title, f"num {s.css}".strip()) for s in numeric)]
+                *(Shown(s.text, s.sort, s.title, f"num {s.css}".strip(), s.detail) for s in numeric)]
 
 
 def _range(values: list[float], unknown: list[str]) -> Shown:
@@ -93,7 +94,7 @@ def build_index_row(data: SiteData, record: Benchmark) -> IndexRow:
     versions = sorted({str(a["engine_version"]) for a in arms if a["engine_version"]})
     version_view = cond_view(subject.engine_version)
     version_text = ", ".join(versions)
-    short = version_text if len(version_text) <= 28 else version_text[:27] + "…"
+    short = version_text if len(version_text) <= 22 else version_text[:21] + "…"
     engine = Shown(
         f"{subject.engine} {short}" if versions else f"{subject.engine} (version unknown)",
         subject.engine, version_text if versions else version_view.title, "" if versions else "unknown",
@@ -133,9 +134,10 @@ def _headline(data: SiteData, record_id: str) -> Shown:
     label = metric if stat == "value" else f"{metric} {stat}"
     definition = METRICS[metric].definition if metric in METRICS else ""
     return Shown(
-        f"{format_number(best['value_canonical'])} {best['unit_canonical']} {label}",
+        f"{format_number(best['value_canonical'])} {best['unit_canonical']}",
         format_number(best["value_canonical"]),
         f"best arm: {best['arm']}. {label}: {definition}",
+        detail=label,
     )
 
 

@@ -111,7 +111,7 @@ class PageRenderer:
                     claims = [{"feature": c.feature, "methods": c.methods, "quote": c.quote,
                                "source": c.source or (record.sources[0] if record.sources and c.quote else "")}
                               for c in record.claims]
-                    effects = engine_effects(self.data, record, self.data.benchmarks)
+                    effects = engine_effects(self.data, record)
                 yield f"{KIND_FOLDERS[kind]}/{record.id}.html", self._render(
                     "reference.html", "../", record.title, record=record, kind_label=label,
                     facts=reference_facts(record, evidence), evidence=evidence, claims=claims, effects=effects,

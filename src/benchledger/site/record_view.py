@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchledger.schema import Arm, Benchmark, Condition, Quantity, arm_conditions
-from benchledger.site.context import SiteData, effect_class
+from benchledger.site.context import HEADLINE_METRICS, SiteData, effect_class, stat_rank
 from benchledger.site.evidence import (
     CondView,
     Evidence,
@@ -210,7 +210,9 @@ def _result_rows(record: Benchmark, ev: dict[str, Evidence]) -> list[ArmRow]:
 def _speedup_rows(data: SiteData, record: Benchmark) -> list[ArmRow]:
     comps = data.comparisons.get(record.id, [])
     quoted = {(q["arm"], q["metric"], q["stat"]): q for q in data.quoted_changes.get(record.id, [])}
-    keys = list(dict.fromkeys((c["metric"], c["stat"]) for c in comps))
+    order = {m: i for i, m in enumerate(HEADLINE_METRICS)}
+    keys = sorted(dict.fromkeys((c["metric"], c["stat"]) for c in comps),
+                  key=lambda k: (order.get(k[0], len(order)), k[0], stat_rank(k[1])))
     rows = []
     for metric, stat in keys:
         cells = []

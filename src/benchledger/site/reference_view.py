@@ -13,13 +13,12 @@ from typing import Any
 from pydantic import BaseModel
 
 from benchledger.schema import Benchmark, ComputePeak, Engine, Quantity, Unknown
-from benchledger.site.context import NEUTRAL_BAND, SiteData, effect_class, stat_rank
+from benchledger.site.context import SiteData
 from benchledger.site.evidence import REASON_TEXT, Evidence, format_number, format_scalar
 
 SKIP_FIELDS = frozenset({"id", "kind", "title", "sources", "status", "history", "body", "claims"})
-EFFECT_METRICS: tuple[str, ...] = ("output_throughput", "per_stream_throughput", "tpot")
-EFFECT_RULE = (f"speedup > {1 + NEUTRAL_BAND:g} = helped, < {1 - NEUTRAL_BAND:g} = hurt, else no clear change; "
-               "metric: output_throughput, else per_stream_throughput, else tpot")
+EFFECT_RULE = ("the index's spec_outcomes view: benefit when the arm is more than 2 % better than its baseline on a "
+               "speed metric, harm when more than 2 % worse, else no clear change; an arm counts once per outcome")
 
 
 @dataclass(frozen=True)
@@ -71,9 +70,12 @@ def reference_facts(record: BaseModel, evidence: list[Evidence]) -> list[Fact]:
     return facts
 
 
+OUTCOME_CSS: dict[str, str] = {"benefit": "help", "harm": "hurt", "no clear change": "flat"}
+
+
 @dataclass
 class EngineEffects:
-    """Measured effects of speculative decoding on one engine."""
+    """Measured effects of speculative decoding on one engine (index views ``spec_outcomes``, ``engine_evidence``)."""
 
     rows: list[dict[str, Any]] = field(default_factory=list)
     help: int = 0
@@ -81,33 +83,21 @@ class EngineEffects:
     flat: int = 0
 
 
-def engine_effects(data: SiteData, engine: Engine, benchmarks: list[Benchmark]) -> EngineEffects:
-    """Every spec arm comparison on this engine, one metric per arm (the first of ``EFFECT_METRICS``)."""
-    effects = EngineEffects()
-    for record in benchmarks:
-        arms = {a["arm"]: a for a in data.arms.get(record.id, [])}
-        comps_by_arm: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for c in data.comparisons.get(record.id, []):
-            comps_by_arm[c["arm"]].append(c)
-        for arm_name, comps in comps_by_arm.items():
-            arm = arms.get(arm_name)
-            if arm is None or not arm["spec_method"] or arm["engine"] != engine.id:
-                continue
-            chosen = next((sorted((c for c in comps if c["metric"] == m), key=lambda c: stat_rank(c["stat"]))
-                           for m in EFFECT_METRICS if any(c["metric"] == m for c in comps)), [])
-            if not chosen:
-                continue
-            comp = chosen[0]
-            css = effect_class(comp["speedup"])
-            setattr(effects, css, getattr(effects, css) + 1)
-            effects.rows.append({
-                "record_id": record.id, "arm": arm_name,
-                "spec": f"{arm['spec_method']} k={format_number(arm['spec_k'])}",
-                "hardware": f"{format_number(arm['accelerator_count'])} × {arm['accelerator']}",
-                "concurrency": format_number(arm["concurrency"]), "input_tokens": format_number(arm["input_tokens"]),
-                "metric": comp["metric"] + ("" if comp["stat"] == "value" else f" ({comp['stat']})"),
-                "speedup": f"{comp['speedup']:.3f}×", "sort": f"{comp['speedup']:.6f}", "css": css,
-            })
+def engine_effects(data: SiteData, engine: Engine) -> EngineEffects:
+    """Every speculative arm's outcome on this engine, one row per speed metric, and the per-arm counts."""
+    counts = data.engine_evidence.get(engine.id, {})
+    effects = EngineEffects(help=int(counts.get("arms_with_benefit") or 0), hurt=int(counts.get("arms_with_harm") or 0),
+                            flat=int(counts.get("arms_unchanged") or 0))
+    for row in data.spec_outcomes.get(engine.id, []):
+        effects.rows.append({
+            "record_id": row["record_id"], "arm": row["arm"],
+            "spec": f"{row['spec_method']} k={format_number(row['spec_k'])}",
+            "hardware": f"{format_number(row['accelerator_count'])} × {row['accelerator']}",
+            "concurrency": format_number(row["concurrency"]), "input_tokens": format_number(row["input_tokens"]),
+            "metric": row["metric"] + ("" if row["stat"] == "value" else f" ({row['stat']})"),
+            "speedup": f"{row['speedup']:.3f}×", "sort": f"{row['speedup']:.6f}",
+            "css": OUTCOME_CSS.get(str(row["outcome"]), "flat"), "outcome": row["outcome"],
+        })
     return effects
 
 
