@@ -4,7 +4,10 @@ For each source, the (accelerator, engine) group of every arm it backs is calibr
 arms only (defaults when nothing else is left), and the held-out arms are predicted. Prints the median absolute
 % error of decode tok/s and the share of speculative speedups whose side of 1.0 the model gets right.
 
-    python benchmarks/model_accuracy.py [--ledger DIR] [--assume-context 1000] [--json]
+    python benchmarks/model_accuracy.py [--ledger DIR] [--assume-context 1000] [--assume-concurrency 1] [--json]
+
+Each arm is scored on its decode metric: ``tpot`` when the record has it (pure decode, what the model predicts),
+else ``per_stream_throughput``, else ``output_throughput``. Assumed conditions are printed and never written.
 """
 
 from __future__ import annotations
@@ -69,7 +72,7 @@ def evaluate(obs: list[Observation], baselines: dict[str, str]) -> dict[str, obj
             errors_cal.append(err)
         rows.append({"arm": o.ref, "hardware": o.key[0], "engine": o.key[1], "measured_tok_s": round(measured, 3),
                      "predicted_tok_s": round(held_pred[o.ref], 3), "abs_pct_error": round(err, 1),
-                     "calibrated": calibrated[o.ref]})
+                     "metric": o.metric, "calibrated": calibrated[o.ref], "assumed": list(o.assumed)})
     speedups = []
     for o in obs:
         base_ref = baselines.get(o.ref)
@@ -100,10 +103,13 @@ def main() -> None:
     parser.add_argument("--ledger", default=None)
     parser.add_argument("--assume-context", type=float, default=None,
                         help="include arms with unknown input length at this KV length (stated in the output)")
+    parser.add_argument("--assume-concurrency", type=int, default=None,
+                        help="include arms with unknown concurrency at this value, e.g. 1 for per-request tables")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     ledger = Ledger.load(args.ledger)
-    obs, skipped = observations(ledger, unknown_context=args.assume_context)
+    obs, skipped = observations(ledger, unknown_context=args.assume_context,
+                                unknown_concurrency=args.assume_concurrency)
     baselines: dict[str, str] = {}
     for o in obs:
         record_id, arm_name = _record_arm(o.ref)
@@ -114,11 +120,13 @@ def main() -> None:
     result = evaluate(obs, baselines)
     result["skipped_arms"] = len(skipped)
     result["assumed_context"] = args.assume_context
+    result["assumed_concurrency"] = args.assume_concurrency
     if args.json:
         print(json.dumps(result, indent=2))
         return
     print(f"arms used: {result['arms']} from {result['sources']} sources ({len(skipped)} arms skipped: "
-          f"unknown conditions); assumed context for unknown input: {args.assume_context}")
+          f"unknown conditions); assumed for unknown conditions: input context {args.assume_context}, "
+          f"concurrency {args.assume_concurrency} (never written to the ledger)")
     print(f"median |error| of tok/s, leave-one-source-out: {result['median_abs_pct_error']} % "
           f"(calibrated arms only: {result['median_abs_pct_error_calibrated']} % over {result['arms_calibrated']})")
     print(f"speedups on the right side of 1.0: {result['speedup_right_side_share']} of {result['speedups']}")

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import typer  # noqa: TID251 - cli is the one place that may
+import typer
 
 from benchledger.cli.options import LedgerOption, console, load
 
@@ -85,7 +85,7 @@ def predict_cmd(
 
 
 def _render_prediction(result: dict[str, Any]) -> None:
-    from rich.table import Table  # noqa: TID251
+    from rich.table import Table
 
     out = console()
     out.print(f"per stream {result['tok_s_per_stream']:.2f} tok/s · aggregate {result['aggregate_tok_s']:.2f} tok/s"
@@ -150,7 +150,7 @@ def advise_cmd(
     if as_json:
         print(json.dumps({"options": rows, "acceptance_note": note, "formats_skipped": unusable}, indent=2))
         return
-    from rich.table import Table  # noqa: TID251
+    from rich.table import Table
 
     table = Table("#", "option", "tok/s/stream", "aggregate", "S", "reason")
     for i, row in enumerate(rows, 1):
@@ -167,16 +167,20 @@ def calibrate_cmd(
     engine: str | None = typer.Option(None, "--engine", help="Only this engine id."),
     assume_context: float | None = typer.Option(
         None, "--assume-context", help="Use arms whose input length is unknown, at this KV length (stated)."),
+    assume_concurrency: int | None = typer.Option(
+        None, "--assume-concurrency", min=1,
+        help="Use arms whose concurrency is unknown at this concurrency (e.g. 1 for per-request tables; stated)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Fit and print; write nothing."),
     as_json: bool = typer.Option(False, "--json"),
     ledger_dir: Path | None = LedgerOption,
 ) -> None:
-    """Fit η_m, η_c, t0, φ per (hardware, engine) and write calibration records to <ledger>/calibrations/."""
+    """Fit η_m, η_c, t0, t0_draft, φ per (hardware, engine) and write calibration records to <ledger>/calibrations/."""
     from benchledger.ledger import write_record
     from benchledger.perfmodel.calibrate import calibrate_ledger
 
     ledger = load(ledger_dir)
-    results, skipped = calibrate_ledger(ledger, accelerator=hardware, engine=engine, unknown_context=assume_context)
+    results, skipped = calibrate_ledger(ledger, accelerator=hardware, engine=engine, unknown_context=assume_context,
+                                        unknown_concurrency=assume_concurrency)
     written = []
     for record, _fit in results:
         if not dry_run:

@@ -1,8 +1,9 @@
-"""Fit η_m, η_c, t0 and φ per (accelerator, engine) from the ledger's benchmark records.
+"""Fit η_m, η_c, t0, t0_draft and φ per (accelerator, engine) from the ledger's benchmark records.
 
 Each usable arm (model, hardware count, weight format, concurrency, context and — for speculative arms — k and
-acceptance known) gives one observation: its decode throughput (``output_throughput``, else
-``per_stream_throughput``, else ``tpot``). The fit minimises the squared log error of the predictions plus a weak
+acceptance known) gives one observation: its decode speed — ``tpot`` (pure decode time per token, what the model
+predicts), else ``per_stream_throughput``, else ``output_throughput`` (which in closed-loop runs also counts the
+time spent in prefill). The fit minimises the squared log error of the predictions plus a weak
 pull toward the defaults (so a parameter the data cannot see stays at its default instead of drifting), by
 Nelder–Mead in log space. Results are ``calibration`` records whose parameters are ``derived`` Quantities naming
 this code and the ``record#arm`` observations they came from.
@@ -13,19 +14,20 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from benchledger.ledger.store import Ledger
 from benchledger.perfmodel.fitting import nelder_mead
 from benchledger.perfmodel.inputs import arm_scenario
 from benchledger.perfmodel.predict import Params, Prediction, Scenario, predict
 from benchledger.perfmodel.roofline import Efficiency
+from benchledger.perfmodel.specdec import FREE_METHODS
 from benchledger.schema import Arm, Benchmark, Calibration, Quantity, Result
 
 FORMULA = "benchledger.perfmodel.calibrate.fit"
-METRIC_PRIORITY = ("output_throughput", "per_stream_throughput", "tpot")
+METRIC_PRIORITY = ("tpot", "per_stream_throughput", "output_throughput")
 PRIOR_WEIGHT = 1e-4
-BOUNDS = {"eta_m": (0.05, 1.0), "eta_c": (0.005, 1.0), "t0": (0.0, 0.2), "phi": (1.0, 100.0)}
+BOUNDS = {"eta_m": (0.05, 1.0), "eta_c": (0.02, 1.0), "t0": (0.0, 0.2), "phi": (1.0, 100.0), "t0_draft": (0.0, 0.05)}
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,8 @@ def arm_sources(record: Benchmark, arm: Arm) -> tuple[str, ...]:
 
 
 def observations(
-    ledger: Ledger, *, unknown_context: float | None = None, records: Iterable[Benchmark] | None = None
+    ledger: Ledger, *, unknown_context: float | None = None, unknown_concurrency: int | None = None,
+    records: Iterable[Benchmark] | None = None,
 ) -> tuple[list[Observation], list[tuple[str, str]]]:
     """Usable observations and, for the rest, ``(record#arm, reason)``."""
     usable: list[Observation] = []
@@ -83,7 +86,8 @@ def observations(
             if result is None:
                 skipped.append((ref, "no decode throughput or TPOT result"))
                 continue
-            built = arm_scenario(ledger, record, arm, unknown_context=unknown_context)
+            built = arm_scenario(ledger, record, arm, unknown_context=unknown_context,
+                                 unknown_concurrency=unknown_concurrency)
             if built.scenario is None:
                 skipped.append((ref, built.reason))
                 continue
@@ -98,15 +102,21 @@ def _clamp(name: str, value: float) -> float:
     return min(max(value, low), high)
 
 
+PARAMS = ("eta_m", "eta_c", "t0", "phi", "t0_draft")
+"""The fitted knobs, in the order of the optimiser's vector (log space; t0 and t0_draft shifted by 0.1 ms)."""
+SHIFT = {"t0": 1e-4, "t0_draft": 1e-4}
+REPORTED = {"eta_m": "eta_m", "eta_c": "eta_c", "t0": "t0_ms", "phi": "phi", "t0_draft": "t0_draft_ms"}
+VISIBLE_SHARE = 0.05
+"""φ is fitted only when the verify attention takes at least this share of some speculative step."""
+
+
 def _decode(x: list[float]) -> Efficiency:
-    return Efficiency(
-        eta_m=_clamp("eta_m", math.exp(x[0])), eta_c=_clamp("eta_c", math.exp(x[1])),
-        t0=_clamp("t0", math.exp(x[2]) - 1e-4), phi=_clamp("phi", math.exp(x[3])),
-    )
+    values = {name: _clamp(name, math.exp(v) - SHIFT.get(name, 0.0)) for name, v in zip(PARAMS, x, strict=True)}
+    return replace(Efficiency(), **values)
 
 
 def _encode(eff: Efficiency) -> list[float]:
-    return [math.log(eff.eta_m), math.log(eff.eta_c), math.log(eff.t0 + 1e-4), math.log(eff.phi)]
+    return [math.log(getattr(eff, name) + SHIFT.get(name, 0.0)) for name in PARAMS]
 
 
 def log_errors(obs: list[Observation], eff: Efficiency) -> list[float]:
@@ -123,32 +133,49 @@ class Fit:
     observations: list[Observation]
     median_abs_pct: float
     fitted: tuple[str, ...]
+    """Reported names (``eta_m``, ``t0_ms``…) the observations could move; the others stay at their prior."""
+
+
+def identifiable(obs: list[Observation], prior: Efficiency) -> tuple[str, ...]:
+    """Which parameters these observations can see: φ only when verify attention weighs in a speculative step,
+    t0_draft only with drafting arms; η_m, η_c and t0 always."""
+    names = ["eta_m", "eta_c", "t0"]
+    params = Params(prior)
+    spec = [o for o in obs if o.scenario.spec is not None]
+    if any(o.scenario.spec is not None and o.scenario.spec.method not in FREE_METHODS for o in spec):
+        names.append("t0_draft")
+    if any(predict(o.scenario, params).step.share("verify_attention") >= VISIBLE_SHARE for o in spec):
+        names.append("phi")
+    return tuple(n for n in PARAMS if n in names)
 
 
 def fit(obs: list[Observation], start: Efficiency | None = None) -> Fit:
-    """Least squares in log space (+ a weak pull to the defaults) over η_m, η_c, t0 and, with spec arms, φ."""
+    """Least squares in log space (+ a weak pull to the defaults) over the identifiable parameters."""
     if not obs:
         raise ValueError("no observations to fit")
     prior = start or Efficiency()
     x0 = _encode(prior)
-    has_spec = any(o.scenario.spec is not None for o in obs)
+    free = identifiable(obs, prior)
+    index = [PARAMS.index(n) for n in free]
 
-    def loss(x: list[float]) -> float:
-        if not has_spec:
-            x = [*x[:3], x0[3]]
-        errors = log_errors(obs, _decode(x))
-        penalty = sum((a - b) ** 2 for a, b in zip(x, x0, strict=True))
+    def full(y: list[float]) -> list[float]:
+        x = list(x0)
+        for i, v in zip(index, y, strict=True):
+            x[i] = v
+        return x
+
+    def loss(y: list[float]) -> float:
+        errors = log_errors(obs, _decode(full(y)))
+        penalty = sum((a - x0[i]) ** 2 for a, i in zip(y, index, strict=True))
         return sum(e * e for e in errors) / len(errors) + PRIOR_WEIGHT * penalty
 
-    best, _ = nelder_mead(loss, x0, iterations=300 if has_spec else 200)
+    y0 = [x0[i] for i in index]
+    best, _ = nelder_mead(loss, y0, iterations=100 * len(free))
     for _ in range(2):  # restarts from the best point escape a collapsed simplex
-        best, _ = nelder_mead(loss, best, step=0.15, iterations=200)
-    if not has_spec:
-        best = [*best[:3], x0[3]]
-    eff = _decode(best)
+        best, _ = nelder_mead(loss, best, step=0.15, iterations=60 * len(free))
+    eff = _decode(full(best))
     errors = [abs(math.exp(e) - 1.0) * 100.0 for e in log_errors(obs, eff)]
-    fitted = ("eta_m", "eta_c", "t0_ms", "phi") if has_spec else ("eta_m", "eta_c", "t0_ms")
-    return Fit(eff, obs, statistics.median(errors), fitted)
+    return Fit(eff, obs, statistics.median(errors), tuple(REPORTED[n] for n in free))
 
 
 def calibration_id(accelerator: str, engine: str) -> str:
@@ -161,9 +188,11 @@ def calibration_record(accelerator: str, engine: str, result: Fit, skipped: list
     assumed = sorted({a for o in result.observations for a in o.assumed})
     values = {"eta_m": (result.eff.eta_m, "fraction of peak bandwidth"),
               "eta_c": (result.eff.eta_c, "fraction of peak compute"),
-              "t0_ms": (result.eff.t0 * 1e3, "ms"), "phi": (result.eff.phi, "factor")}
+              "t0_ms": (result.eff.t0 * 1e3, "ms"), "phi": (result.eff.phi, "factor"),
+              "t0_draft_ms": (result.eff.t0_draft * 1e3, "ms per draft step")}
+    inputs = refs + [f"assumed: {a}" for a in assumed]
     params = {
-        name: Quantity(value=round(v, 6), unit=unit, provenance="derived", formula=FORMULA, inputs=refs,
+        name: Quantity(value=round(v, 6), unit=unit, provenance="derived", formula=FORMULA, inputs=inputs,
                        note="" if name in result.fitted else "not identifiable from these arms: default kept")
         for name, (v, unit) in values.items()
     }
@@ -173,7 +202,9 @@ def calibration_record(accelerator: str, engine: str, result: Fit, skipped: list
         f"Median absolute error on the fitted arms: {result.median_abs_pct:.1f} %.",
     ]
     if assumed:
-        lines += ["", "Assumptions made for arms with unknown conditions:", *(f"- {a}" for a in assumed)]
+        lines += ["", "Assumptions made for arms with unknown conditions (used for this fit only; the benchmark",
+                  "records keep the condition unknown):",
+                  *(f"- {o.ref}: {'; '.join(o.assumed)}" for o in result.observations if o.assumed)]
     if skipped:
         lines += ["", f"{len(skipped)} arm(s) of this hardware and engine could not be used:",
                   *(f"- {ref}: {why}" for ref, why in skipped)]
@@ -189,11 +220,12 @@ def calibration_record(accelerator: str, engine: str, result: Fit, skipped: list
 
 def calibrate_ledger(
     ledger: Ledger, *, accelerator: str | None = None, engine: str | None = None,
-    unknown_context: float | None = None, exclude_sources: Iterable[str] = (),
+    unknown_context: float | None = None, unknown_concurrency: int | None = None,
+    exclude_sources: Iterable[str] = (),
 ) -> tuple[list[tuple[Calibration, Fit]], list[tuple[str, str]]]:
     """Fit every (accelerator, engine) group with data; returns the records (not written) and skipped arms."""
     excluded = set(exclude_sources)
-    obs, skipped = observations(ledger, unknown_context=unknown_context)
+    obs, skipped = observations(ledger, unknown_context=unknown_context, unknown_concurrency=unknown_concurrency)
     groups: dict[tuple[str, str], list[Observation]] = {}
     for o in obs:
         if excluded.intersection(o.sources):

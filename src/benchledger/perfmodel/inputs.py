@@ -34,7 +34,7 @@ from benchledger.schema import (
 
 WIDE_FORMATS = ("bf16", "fp16", "fp32")
 DEFAULT_KV = "bf16"
-PARAM_NAMES = ("eta_m", "eta_c", "t0_ms", "phi")
+PARAM_NAMES = ("eta_m", "eta_c", "t0_ms", "phi", "t0_draft_ms")
 
 
 def _get(ledger: Ledger, kind: str, record_id: str, cls: type) -> object:
@@ -109,8 +109,12 @@ def params_from_calibration(cal: Calibration) -> Params:
     eff = Efficiency(
         eta_m=values.get("eta_m", base.eta_m), eta_c=values.get("eta_c", base.eta_c),
         t0=values.get("t0_ms", base.t0 * 1e3) / 1e3, phi=values.get("phi", base.phi),
+        t0_draft=values.get("t0_draft_ms", base.t0_draft * 1e3) / 1e3,
     )
-    return Params(eff, {name: cal.id for name in PARAM_NAMES if name in values})
+    origins = {name: (cal.id if not cal.parameters[name].note.startswith("not identifiable")
+                      else f"default (not identifiable from the arms of {cal.id})")
+               for name in PARAM_NAMES if name in values}
+    return Params(eff, origins)
 
 
 # --- arms -------------------------------------------------------------------------------------------------
@@ -184,13 +188,21 @@ class ArmScenario:
     assumed: tuple[str, ...] = ()
 
 
-def arm_scenario(ledger: Ledger, record: Benchmark, arm: Arm, *, unknown_context: float | None = None) -> ArmScenario:
-    """The scenario an arm ran, from its effective subject/workload; unknown conditions give a reason."""
+def arm_scenario(ledger: Ledger, record: Benchmark, arm: Arm, *, unknown_context: float | None = None,
+                 unknown_concurrency: int | None = None) -> ArmScenario:
+    """The scenario an arm ran, from its effective subject/workload; unknown conditions give a reason.
+
+    ``unknown_context`` / ``unknown_concurrency`` fill an unknown input length / concurrency for the caller's
+    own use (accuracy studies); each use is listed in ``assumed`` and nothing is written back to the ledger.
+    """
     subject = effective_subject(record, arm)
     assumed: list[str] = []
     weights = text(subject.weights)
     devices = number(subject.accelerator_count)
     concurrency = arm_concurrency(record, arm)
+    if concurrency is None and unknown_concurrency is not None:
+        concurrency = unknown_concurrency
+        assumed.append(f"concurrency {unknown_concurrency} assumed (unknown)")
     context = arm_context(record, arm)
     missing = [name for name, v in (("weights", weights), ("accelerator_count", devices),
                                     ("concurrency", concurrency)) if v is None]

@@ -176,6 +176,7 @@ def _assumptions(sc: Scenario, params: Params, al: float) -> list[Assumption]:
     ]
     if sc.spec is not None:
         out.append(Assumption("phi", eff.phi, "verify attention factor", params.origin("phi")))
+        out.append(Assumption("t0_draft_ms", eff.t0_draft * 1e3, "ms per draft step", params.origin("t0_draft_ms")))
     if sc.tp_size > 1:
         link = sc.hardware.link_bandwidth
         out.append(Assumption("allreduce_latency_us", eff.allreduce_latency * 1e6, "µs per all-reduce", "default"))

@@ -27,6 +27,8 @@ class Efficiency:
     eta_c: float = 0.5
     t0: float = 0.002
     phi: float = 1.0
+    t0_draft: float = 0.001
+    """Fixed cost of one draft forward (launch, sampling, bookkeeping), seconds."""
     allreduce_latency: float = 10e-6
     link_bandwidth: float = 32e9
     """Used when the hardware's link is unknown (bytes/s per direction; ≈ PCIe 4.0 x16)."""
@@ -34,7 +36,7 @@ class Efficiency:
     """False: TP all-reduces cost nothing (the physical ceiling)."""
 
 
-IDEAL = Efficiency(eta_m=1.0, eta_c=1.0, t0=0.0, phi=1.0, allreduce_latency=0.0, links=False)
+IDEAL = Efficiency(eta_m=1.0, eta_c=1.0, t0=0.0, phi=1.0, t0_draft=0.0, allreduce_latency=0.0, links=False)
 """η = 1, no overhead, ideal verify kernel, free links: the physical ceiling."""
 
 

@@ -78,8 +78,9 @@ def draft_terms(cfg: StepConfig, spec: SpecConfig, eff: Efficiency) -> list[Term
         fmt = spec.draft_format or cfg.weights
         draft_cfg = replace(cfg, model=spec.draft_model, weights=fmt, query_tokens=1, state_writes=1)
         one = forward_terms(draft_cfg, eff)
-        return [Term(f"draft_{t.name}", t.seconds * spec.k, t.bytes * spec.k, t.flops * spec.k, t.bound,
-                     f"{spec.k} draft-model steps") for t in one]
+        scaled = [Term(f"draft_{t.name}", t.seconds * spec.k, t.bytes * spec.k, t.flops * spec.k, t.bound,
+                       f"{spec.k} draft-model steps") for t in one]
+        return scaled + draft_overhead_terms(spec.k, eff)
     steps = 1 if method in BLOCK_METHODS else spec.k
     rows = cfg.batch * (spec.k if method in BLOCK_METHODS else 1)
     fmt = spec.draft_format or cfg.lm_head
@@ -107,7 +108,15 @@ def draft_terms(cfg: StepConfig, spec: SpecConfig, eff: Efficiency) -> list[Term
     secs, bound = op_time(a_bytes, 0.0, hw.bandwidth, None, eff)
     terms.append(Term("draft_attention", secs * steps, a_bytes * steps, 0.0, bound, "draft layer KV"))
     terms.extend(allreduce_terms(2 * layers * steps, cfg.batch, m.hidden, hw, tp, eff, "draft_allreduce"))
+    terms.extend(draft_overhead_terms(steps, eff))
     return terms
+
+
+def draft_overhead_terms(steps: int, eff: Efficiency) -> list[Term]:
+    """``steps × t0_draft``: the fixed cost of each draft forward (launch, sampling, bookkeeping)."""
+    if steps <= 0 or eff.t0_draft <= 0:
+        return []
+    return [Term("draft_overhead", steps * eff.t0_draft, bound="fixed", detail=f"{steps} × t0_draft")]
 
 
 def spec_step_time(cfg: StepConfig, spec: SpecConfig, eff: Efficiency) -> StepTime:
@@ -126,6 +135,7 @@ __all__ = [
     "HEAD_METHODS",
     "SpecConfig",
     "acceptance_length",
+    "draft_overhead_terms",
     "draft_terms",
     "spec_step_time",
 ]
