@@ -1,14 +1,23 @@
 """A small fake OpenAI-compatible streaming server on a real socket, with exactly known timings.
 
 Run in-process (``FakeServer`` in a background thread) or as its own process
-(``python tests/fakes/openai_server.py --port 0 --ready-file F``), so tests can kill it mid-run.
+(``python tests/fakes/openai_server.py --port 0 --ready-file F [--cpu N]``), so tests can kill it and the
+client-overhead benchmark can pin it to a core of its own.
 
 Each ``/v1/completions`` or ``/v1/chat/completions`` request streams ``max_tokens`` tokens: the first chunk
 ``ttft`` seconds after the request is read, then one chunk per ``step`` seconds. With ``k > 0`` it imitates a
 speculative engine: step *i* accepts ``accept_pattern[i % len]`` draft tokens, so its chunk carries 1 + that
 many tokens, and vLLM-named Prometheus counters move exactly so. Every chunk carries cumulative ``usage``
-(``continuous_usage_stats``). The truth — when the request was read and when each chunk was written
-(``time.perf_counter``, the same monotonic clock as the client on Linux) — is appended to ``truth_file``.
+(``continuous_usage_stats``). HTTP/1.1 keep-alive is honoured (a client's ``Connection: close`` closes).
+
+The truth — when the connection was accepted, when the request was read, when each chunk was written
+(``time.perf_counter``, the same system-wide monotonic clock as the client on Linux), how late the server was
+against its own schedule, and the client's ``x-request-id`` if sent — is appended to ``truth_file``, one JSON
+line per finished stream, each line one ``write`` on an ``O_APPEND`` file.
+
+The hot path is cheap so the server keeps up with hundreds of streams on one core: a raw asyncio protocol
+(no stream reader/writer tasks), one timer callback per chunk (no coroutine per stream), chunk bytes formatted
+from templates (no ``json.dumps`` per chunk).
 
 Per-request faults via the body key ``fake_fault``: ``http_429``, ``http_500``, ``invalid_json`` (a chunk that
 is not JSON), ``malformed_sse`` (a line without a field, then a data line with broken JSON), ``stall`` (stops
@@ -20,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -72,124 +82,239 @@ class Counters:
         return "\n".join(lines) + "\n"
 
 
-def _chunk(writer: asyncio.StreamWriter, data: bytes) -> None:
-    writer.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+def _chunk(data: bytes) -> bytes:
+    return b"%x\r\n%s\r\n" % (len(data), data)
 
 
 class FakeOpenAI:
-    """The request handler (one instance per server)."""
+    """Shared state of one server: config, counters, response ids, the truth file."""
 
     def __init__(self, config: FakeConfig) -> None:
         self.config = config
         self.counters = Counters(config.k)
         self.seq = 0
+        self._truth_fd: int | None = None
+        if config.truth_file is not None:
+            self._truth_fd = os.open(config.truth_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
 
-    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-            t_read = time.perf_counter()
-            lines = head.decode("latin-1").split("\r\n")
-            method, path, _ = lines[0].split(" ", 2)
-            length = 0
-            for line in lines[1:]:
-                if line.lower().startswith("content-length:"):
-                    length = int(line.split(":", 1)[1])
-            body = await reader.readexactly(length) if length else b""
-            t_read = time.perf_counter()
-            if method == "GET":
-                await self._get(path, writer)
-            elif path in ("/v1/completions", "/v1/chat/completions"):
-                await self._stream(json.loads(body or b"{}"), path, writer, t_read)
-            else:
-                self._plain(writer, 404, b'{"error": "not found"}')
-            await writer.drain()
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            writer.close()
+    def record_truth(self, entry: dict[str, Any]) -> None:
+        if self._truth_fd is not None:
+            os.write(self._truth_fd, (json.dumps(entry) + "\n").encode())
 
-    def _plain(self, writer: asyncio.StreamWriter, status: int, body: bytes, ctype: str = "application/json") -> None:
-        writer.write(f"HTTP/1.1 {status} X\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}\r\n"
-                     f"Connection: close\r\n\r\n".encode() + body)
+    def close(self) -> None:
+        if self._truth_fd is not None:
+            os.close(self._truth_fd)
+            self._truth_fd = None
 
-    async def _get(self, path: str, writer: asyncio.StreamWriter) -> None:
-        if path == "/health":
-            self._plain(writer, 200, b"{}")
-        elif path == "/metrics":
-            self._plain(writer, 200, self.counters.render().encode(), "text/plain; version=0.0.4")
-        elif path == "/version":
-            self._plain(writer, 200, json.dumps({"version": self.config.version}).encode())
-        else:
-            self._plain(writer, 404, b'{"error": "not found"}')
+    def protocol(self) -> Connection:
+        return Connection(self)
 
-    async def _stream(self, req: dict[str, Any], path: str, writer: asyncio.StreamWriter, t_read: float) -> None:
-        cfg = self.config
-        fault = req.get("fake_fault")
-        if fault in ("http_429", "http_500"):
-            status = 429 if fault == "http_429" else 500
-            self._plain(writer, status, json.dumps({"error": {"message": f"fake {status}"}}).encode())
+
+class Connection(asyncio.Protocol):
+    """One client connection: parses requests (keep-alive, one at a time) and answers them."""
+
+    def __init__(self, app: FakeOpenAI) -> None:
+        self.app = app
+        self.transport: asyncio.Transport | None = None
+        self.buf = b""
+        self.busy = False
+        self.closed = False
+        self.t_accept = 0.0
+        self.stream: Stream | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.t_accept = time.perf_counter()
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self.buf += data
+        if not self.busy:
+            self._next_request()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        if self.stream is not None:
+            self.stream.cancel()
+
+    def _next_request(self) -> None:
+        end = self.buf.find(b"\r\n\r\n")
+        if end < 0:
             return
-        self.seq += 1
-        rid = f"cmpl-fake-{self.seq}"
-        chat = path.endswith("chat/completions")
-        n = int(req.get("max_tokens", 16))
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
-                     b"Connection: close\r\n\r\n")
-        await writer.drain()
-        loop = asyncio.get_running_loop()
-        t0 = loop.time()
-        sent = 0
-        step = 0
-        chunk_times: list[float] = []
-        chunk_tokens: list[int] = []
-        accepted_total = 0
-        while sent < n:
-            due = t0 + cfg.ttft + step * cfg.step
-            delay = due - loop.time()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            if fault == "stall" and step == 2:
-                await asyncio.sleep(3600)
-            if fault == "drop" and step == 2:
-                writer.transport.abort()
+        lines = self.buf[:end].decode("latin-1").split("\r\n")
+        try:
+            method, path, _ = lines[0].split(" ", 2)
+        except ValueError:
+            self._plain(400, b'{"error": "bad request line"}', keep_alive=False)
+            return
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        length = int(headers.get("content-length", "0") or 0)
+        if len(self.buf) < end + 4 + length:
+            return
+        body = self.buf[end + 4 : end + 4 + length]
+        self.buf = self.buf[end + 4 + length :]
+        t_read = time.perf_counter()
+        keep_alive = headers.get("connection", "").lower() != "close"
+        self.busy = True
+        if method == "GET":
+            self._get(path, keep_alive)
+        elif path in ("/v1/completions", "/v1/chat/completions"):
+            req = json.loads(body or b"{}")
+            fault = req.get("fake_fault")
+            if fault in ("http_429", "http_500"):
+                status = 429 if fault == "http_429" else 500
+                self._plain(status, json.dumps({"error": {"message": f"fake {status}"}}).encode(), keep_alive)
                 return
-            take = 1
-            if cfg.k and step > 0:
-                acc = min(cfg.accept_pattern[(step - 1) % len(cfg.accept_pattern)], cfg.k)
-                take = min(1 + acc, n - sent)
-                c = self.counters
-                c.drafts += 1
-                c.draft_tokens += cfg.k
-                c.accepted += take - 1
-                accepted_total += take - 1
-                for i in range(take - 1):
-                    c.per_pos[i] += 1
-            sent += take
-            self.counters.generated += take
-            text = "x" * take
-            choice = {"index": 0, "delta": {"content": text}} if chat else {"index": 0, "text": text}
-            obj = {"id": rid, "choices": [choice], "usage": {"prompt_tokens": 8, "completion_tokens": sent,
-                                                             "total_tokens": 8 + sent}}
-            payload = b"data: " + json.dumps(obj).encode() + b"\n\n"
-            if fault == "invalid_json" and step == 1:
-                payload = b"data: {this is not json\n\n"
-            if fault == "malformed_sse" and step == 1:
-                payload = b"garbage line without a field\ndata: {\"choices\": [\n\n"
-            _chunk(writer, payload)
-            chunk_times.append(time.perf_counter())
-            chunk_tokens.append(take)
-            step += 1
-        self.counters.requests += 1
-        final = {"id": rid, "choices": [{"index": 0, "text": "", "finish_reason": "length"}],
-                 "usage": {"prompt_tokens": 8, "completion_tokens": sent, "total_tokens": 8 + sent}}
-        _chunk(writer, b"data: " + json.dumps(final).encode() + b"\n\ndata: [DONE]\n\n")
-        _chunk(writer, b"")
+            self.stream = Stream(self, req, path.endswith("chat/completions"), t_read,
+                                 headers.get("x-request-id"), keep_alive)
+            self.stream.start()
+        else:
+            self._plain(404, b'{"error": "not found"}', keep_alive)
+
+    def _get(self, path: str, keep_alive: bool) -> None:
+        app = self.app
+        if path == "/health":
+            self._plain(200, b"{}", keep_alive)
+        elif path == "/metrics":
+            self._plain(200, app.counters.render().encode(), keep_alive, "text/plain; version=0.0.4")
+        elif path == "/version":
+            self._plain(200, json.dumps({"version": app.config.version}).encode(), keep_alive)
+        else:
+            self._plain(404, b'{"error": "not found"}', keep_alive)
+
+    def _plain(self, status: int, body: bytes, keep_alive: bool, ctype: str = "application/json") -> None:
+        assert self.transport is not None
+        conn = "keep-alive" if keep_alive else "close"
+        self.transport.write(f"HTTP/1.1 {status} X\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}\r\n"
+                             f"Connection: {conn}\r\n\r\n".encode() + body)
+        self.finished(keep_alive)
+
+    def finished(self, keep_alive: bool) -> None:
+        """The current response is complete: close, or read the next request on this connection."""
+        self.busy = False
+        self.stream = None
+        if self.transport is None or self.closed:
+            return
+        if keep_alive:
+            self._next_request()
+        else:
+            self.transport.close()
+
+
+class Stream:
+    """One streamed completion, driven by one timer callback per chunk."""
+
+    def __init__(self, conn: Connection, req: dict[str, Any], chat: bool, t_read: float,
+                 request_id: str | None, keep_alive: bool) -> None:
+        app = conn.app
+        app.seq += 1
+        self.conn = conn
+        self.app = app
+        self.cfg = app.config
+        self.rid = f"cmpl-fake-{app.seq}"
+        self.n = int(req.get("max_tokens", 16))
+        self.fault = req.get("fake_fault")
+        self.t_read = t_read
+        self.request_id = request_id
+        self.keep_alive = keep_alive
+        self.sent = 0
+        self.step = 0
+        self.chunk_times: list[float] = []
+        self.chunk_tokens: list[int] = []
+        self.late_max = 0.0
+        self.late_sum = 0.0
+        self.handle: asyncio.TimerHandle | None = None
+        rid = self.rid.encode()
+        if chat:
+            self.prefix = b'data: {"id": "%s", "object": "chat.completion.chunk", "choices": [{"index": 0, ' \
+                          b'"delta": {"content": "' % rid
+            self.suffix = b'"}}], '
+        else:
+            self.prefix = b'data: {"id": "%s", "object": "text_completion", "choices": [{"index": 0, ' \
+                          b'"text": "' % rid
+            self.suffix = b'"}], '
+        self.loop = asyncio.get_running_loop()
+        self.t0 = self.loop.time()
+
+    def start(self) -> None:
+        transport = self.conn.transport
+        assert transport is not None
+        conn = "keep-alive" if self.keep_alive else "close"
+        transport.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
+                        b"Connection: %s\r\n\r\n" % conn.encode())
+        self.handle = self.loop.call_at(self.t0 + self.cfg.ttft, self._emit)
+
+    def cancel(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+
+    def _usage(self) -> bytes:
+        return b'"usage": {"prompt_tokens": 8, "completion_tokens": %d, "total_tokens": %d}}' % (
+            self.sent, 8 + self.sent)
+
+    def _emit(self) -> None:
+        cfg, transport = self.cfg, self.conn.transport
+        if transport is None or self.conn.closed:
+            return
+        due = self.t0 + cfg.ttft + self.step * cfg.step
+        late = self.loop.time() - due
+        self.late_sum += late
+        self.late_max = max(self.late_max, late)
+        if self.fault == "stall" and self.step == 2:
+            return  # hold the connection; the client's timeout ends it
+        if self.fault == "drop" and self.step == 2:
+            transport.abort()
+            return
+        take = 1
+        if cfg.k and self.step > 0:
+            c = self.app.counters
+            acc = min(cfg.accept_pattern[(self.step - 1) % len(cfg.accept_pattern)], cfg.k)
+            take = min(1 + acc, self.n - self.sent)
+            c.drafts += 1
+            c.draft_tokens += cfg.k
+            c.accepted += take - 1
+            for i in range(take - 1):
+                c.per_pos[i] += 1
+        self.sent += take
+        self.app.counters.generated += take
+        payload = self.prefix + b"x" * take + self.suffix + self._usage() + b"\n\n"
+        if self.fault == "invalid_json" and self.step == 1:
+            payload = b"data: {this is not json\n\n"
+        if self.fault == "malformed_sse" and self.step == 1:
+            payload = b'garbage line without a field\ndata: {"choices": [\n\n'
+        transport.write(_chunk(payload))
+        self.chunk_times.append(time.perf_counter())
+        self.chunk_tokens.append(take)
+        self.step += 1
+        if self.sent < self.n:
+            self.handle = self.loop.call_at(self.t0 + cfg.ttft + self.step * cfg.step, self._emit)
+            return
+        self._finish(transport)
+
+    def _finish(self, transport: asyncio.Transport) -> None:
+        self.handle = None
+        self.app.counters.requests += 1
+        final = (b'data: {"id": "%s", "choices": [{"index": 0, "text": "", "finish_reason": "length"}], '
+                 % self.rid.encode()) + self._usage() + b"\n\ndata: [DONE]\n\n"
+        transport.write(_chunk(final) + _chunk(b""))
         t_end = time.perf_counter()
-        await writer.drain()
-        if cfg.truth_file is not None:
-            with cfg.truth_file.open("a") as fh:
-                fh.write(json.dumps({"id": rid, "t_read": t_read, "chunk_times": chunk_times,
-                                     "chunk_tokens": chunk_tokens, "t_end": t_end}) + "\n")
+        steps = max(len(self.chunk_times), 1)
+        self.app.record_truth({
+            "id": self.rid, "request_id": self.request_id, "t_accept": self.conn.t_accept, "t_read": self.t_read,
+            "chunk_times": self.chunk_times, "chunk_tokens": self.chunk_tokens, "t_end": t_end,
+            "late_max": self.late_max, "late_mean": self.late_sum / steps,
+        })
+        self.conn.finished(self.keep_alive)
+
+
+async def serve(app: FakeOpenAI, port: int = 0, host: str = "127.0.0.1") -> asyncio.Server:
+    """Start listening; the server object's first socket has the bound port."""
+    loop = asyncio.get_running_loop()
+    return await loop.create_server(app.protocol, host, port, backlog=4096)
 
 
 class FakeServer:
@@ -201,7 +326,6 @@ class FakeServer:
         self.url = ""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        self._server: asyncio.Server | None = None
 
     def __enter__(self) -> FakeServer:
         ready = threading.Event()
@@ -210,17 +334,12 @@ class FakeServer:
             loop = asyncio.new_event_loop()
             asyncio.set_event_loop(loop)
             self._loop = loop
-            self._server = loop.run_until_complete(asyncio.start_server(self.app.handle, "127.0.0.1", 0, backlog=2048))
-            port = self._server.sockets[0].getsockname()[1]
-            self.url = f"http://127.0.0.1:{port}"
+            server = loop.run_until_complete(serve(self.app))
+            self.url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
             ready.set()
             loop.run_forever()
-            pending = asyncio.all_tasks(loop)
-            for task in pending:
-                task.cancel()
-            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-            self._server.close()
-            loop.run_until_complete(self._server.wait_closed())
+            server.close()
+            loop.run_until_complete(server.wait_closed())
             loop.close()
 
         self._thread = threading.Thread(target=run, daemon=True)
@@ -233,6 +352,7 @@ class FakeServer:
             self._loop.call_soon_threadsafe(self._loop.stop)
         if self._thread is not None:
             self._thread.join(10)
+        self.app.close()
 
 
 def main() -> None:
@@ -244,13 +364,16 @@ def main() -> None:
     parser.add_argument("--accept-pattern", default="0")
     parser.add_argument("--truth-file", type=Path, default=None)
     parser.add_argument("--ready-file", type=Path, required=True)
+    parser.add_argument("--cpu", type=int, default=None, help="pin this process to one CPU (Linux)")
     args = parser.parse_args()
+    if args.cpu is not None and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {args.cpu})
     cfg = FakeConfig(ttft=args.ttft, step=args.step, k=args.k,
                      accept_pattern=[int(x) for x in args.accept_pattern.split(",")], truth_file=args.truth_file)
     app = FakeOpenAI(cfg)
 
-    async def serve() -> None:
-        server = await asyncio.start_server(app.handle, "127.0.0.1", args.port, backlog=2048)
+    async def run() -> None:
+        server = await serve(app, args.port)
         port = server.sockets[0].getsockname()[1]
         tmp = args.ready_file.with_suffix(".tmp")
         tmp.write_text(f"http://127.0.0.1:{port}")
@@ -258,7 +381,7 @@ def main() -> None:
         async with server:
             await server.serve_forever()
 
-    asyncio.run(serve())
+    asyncio.run(run())
 
 
 if __name__ == "__main__":
