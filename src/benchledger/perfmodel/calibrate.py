@@ -149,13 +149,11 @@ def identifiable(obs: list[Observation], prior: Efficiency) -> tuple[str, ...]:
     return tuple(n for n in PARAMS if n in names)
 
 
-def fit(obs: list[Observation], start: Efficiency | None = None) -> Fit:
-    """Least squares in log space (+ a weak pull to the defaults) over the identifiable parameters."""
-    if not obs:
-        raise ValueError("no observations to fit")
-    prior = start or Efficiency()
-    x0 = _encode(prior)
-    free = identifiable(obs, prior)
+GEMM_TERMS = ("weights", "lm_head", "draft_layer", "draft_lm_head")
+
+
+def _minimise(obs: list[Observation], x0: list[float], free: tuple[str, ...]) -> Efficiency:
+    """Nelder–Mead over the ``free`` coordinates of ``x0`` (the rest stay at the prior)."""
     index = [PARAMS.index(n) for n in free]
 
     def full(y: list[float]) -> list[float]:
@@ -169,11 +167,29 @@ def fit(obs: list[Observation], start: Efficiency | None = None) -> Fit:
         penalty = sum((a - x0[i]) ** 2 for a, i in zip(y, index, strict=True))
         return sum(e * e for e in errors) / len(errors) + PRIOR_WEIGHT * penalty
 
-    y0 = [x0[i] for i in index]
-    best, _ = nelder_mead(loss, y0, iterations=100 * len(free))
+    best, _ = nelder_mead(loss, [x0[i] for i in index], iterations=100 * len(free))
     for _ in range(2):  # restarts from the best point escape a collapsed simplex
         best, _ = nelder_mead(loss, best, step=0.15, iterations=60 * len(free))
-    eff = _decode(full(best))
+    return _decode(full(best))
+
+
+def fit(obs: list[Observation], start: Efficiency | None = None) -> Fit:
+    """Least squares in log space (+ a weak pull to the defaults) over the identifiable parameters.
+
+    η_c is kept only when some GEMM (weights, lm_head, draft) ends up compute-bound; otherwise it could only
+    stand in for other physics (e.g. the verify-kernel factor φ), so it is fixed at its prior and the fit rerun.
+    """
+    if not obs:
+        raise ValueError("no observations to fit")
+    prior = start or Efficiency()
+    x0 = _encode(prior)
+    free = identifiable(obs, prior)
+    eff = _minimise(obs, x0, free)
+    gemm_bound = any(t.bound == "compute" and t.name in GEMM_TERMS
+                     for o in obs for t in predict(o.scenario, Params(eff)).step.terms)
+    if not gemm_bound:
+        free = tuple(n for n in free if n != "eta_c")
+        eff = _minimise(obs, x0, free)
     errors = [abs(math.exp(e) - 1.0) * 100.0 for e in log_errors(obs, eff)]
     return Fit(eff, obs, statistics.median(errors), tuple(REPORTED[n] for n in free))
 
