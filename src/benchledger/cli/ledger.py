@@ -143,6 +143,10 @@ _SHOW_QUERIES = {
     "derived comparisons (arm vs its baseline)": (
         "SELECT arm, baseline_arm, metric, stat, baseline_value, arm_value, unit, round(speedup, 4) AS speedup, "
         "round(percent_change, 2) AS percent_change FROM comparisons WHERE record_id = ? ORDER BY arm, metric, stat"),
+    "efficiency (result vs physical ceiling)": (
+        "SELECT arm, metric, stat, value, unit, round(ceiling, 3) AS ceiling, ceiling_unit, "
+        "round(efficiency_pct, 1) AS efficiency_pct, limiting FROM efficiency WHERE record_id = ? "
+        "ORDER BY arm, metric, stat"),
     "conditions (per arm)": (
         "SELECT condition, list(DISTINCT coalesce(value, 'unknown: ' || reason) ORDER BY coalesce(value, "
         "'unknown: ' || reason)) AS values FROM conditions WHERE record_id = ? GROUP BY condition ORDER BY condition"),
