@@ -20,6 +20,7 @@ from benchledger.ledger.store import Ledger
 from benchledger.perfmodel.architecture import ModelSpec, model_from_record
 from benchledger.perfmodel.errors import MissingInputError
 from benchledger.perfmodel.formats import format_from_record
+from benchledger.perfmodel.hardware import HardwareSpec
 from benchledger.perfmodel.inputs import arm_concurrency, format_spec, hardware_spec, number, text
 from benchledger.schema import (
     Arm,
@@ -47,6 +48,8 @@ class Ceiling:
     step_ms: float
     query_tokens: int
     notes: tuple[str, ...] = ()
+    limiting: str = "memory"
+    """Which side sets the bound: 'memory' (bytes / (D·BW)) or 'compute' (FLOPs / (D·P))."""
 
     def bound_for(self, metric: str) -> float | None:
         """The ceiling in the metric's own unit (tok/s or ms); None when not checkable."""
@@ -59,9 +62,9 @@ class Ceiling:
         return None
 
 
-def step_bound(model: ModelSpec, *, batch: float, context: float, query_tokens: int, weight_bytes: float,
-               kv_bytes: float, devices: int, bandwidth: float, peak: float | None) -> float:
-    """``t_min`` in seconds (see the module docstring)."""
+def step_bounds(model: ModelSpec, *, batch: float, context: float, query_tokens: int, weight_bytes: float,
+                kv_bytes: float, devices: int, bandwidth: float, peak: float | None) -> tuple[float, float]:
+    """``(t_memory, t_compute)`` in seconds: the two sides of the bound (see the module docstring)."""
     tokens = batch * query_tokens
     data = model.body_params_streamed(tokens, "min") * weight_bytes + model.lm_head_params * weight_bytes
     data += batch * model.kv_bytes_per_sequence(context, kv_bytes)
@@ -70,7 +73,64 @@ def step_bound(model: ModelSpec, *, batch: float, context: float, query_tokens: 
     flops += tokens * model.attention_flops_per_query(context)
     t_mem = data / (devices * bandwidth)
     t_comp = flops / (devices * peak) if peak else 0.0
-    return max(t_mem, t_comp)
+    return t_mem, t_comp
+
+
+def step_bound(model: ModelSpec, *, batch: float, context: float, query_tokens: int, weight_bytes: float,
+               kv_bytes: float, devices: int, bandwidth: float, peak: float | None) -> float:
+    """``t_min`` in seconds (see the module docstring)."""
+    return max(step_bounds(model, batch=batch, context=context, query_tokens=query_tokens,
+                           weight_bytes=weight_bytes, kv_bytes=kv_bytes, devices=devices, bandwidth=bandwidth,
+                           peak=peak))
+
+
+class CeilingInputs:
+    """Reference inputs of the ceiling, resolved once per id for one ledger (model, hardware, formats).
+
+    The audit and the index compute a ceiling for every arm; most arms share a model, a part and a format,
+    so building their specs once keeps the per-arm cost to a few multiplications.
+    """
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+        self._models: dict[str, ModelSpec | str] = {}
+        self._hardware: dict[tuple[str, int], HardwareSpec | str] = {}
+        self._formats: dict[str, float | str] = {}
+        self._min_kv: float | None = None
+
+    def model(self, model_id: str) -> ModelSpec | str:
+        if model_id not in self._models:
+            record = self.ledger.records.get(model_id)
+            if not isinstance(record, ModelArch):
+                self._models[model_id] = f"no model record {model_id!r}"
+            else:
+                try:
+                    self._models[model_id] = model_from_record(record)
+                except MissingInputError as exc:
+                    self._models[model_id] = str(exc)
+        return self._models[model_id]
+
+    def hardware(self, accelerator: str, count: int) -> HardwareSpec | str:
+        key = (accelerator, count)
+        if key not in self._hardware:
+            try:
+                self._hardware[key] = hardware_spec(self.ledger, accelerator, count)
+            except MissingInputError as exc:
+                self._hardware[key] = str(exc)
+        return self._hardware[key]
+
+    def format_bytes(self, format_id: str) -> float | str:
+        if format_id not in self._formats:
+            try:
+                self._formats[format_id] = format_spec(self.ledger, format_id).bytes_per_param
+            except MissingInputError as exc:
+                self._formats[format_id] = str(exc)
+        return self._formats[format_id]
+
+    def min_kv_bytes(self) -> float:
+        if self._min_kv is None:
+            self._min_kv = _min_kv_bytes(self.ledger)
+        return self._min_kv
 
 
 def _min_kv_bytes(ledger: Ledger) -> float:
@@ -84,8 +144,9 @@ def _min_kv_bytes(ledger: Ledger) -> float:
     return min(sizes) if sizes else FALLBACK_KV_BYTES
 
 
-def arm_ceiling(ledger: Ledger, record: Benchmark, arm: Arm) -> Ceiling | str:
-    """The ceiling of one arm, or the reason it cannot be computed."""
+def arm_ceiling(ledger: Ledger, record: Benchmark, arm: Arm, inputs: CeilingInputs | None = None) -> Ceiling | str:
+    """The ceiling of one arm, or the reason it cannot be computed (pass ``inputs`` to share lookups)."""
+    inputs = inputs or CeilingInputs(ledger)
     subject = effective_subject(record, arm)
     workload = effective_workload(record, arm)
     notes: list[str] = []
@@ -101,21 +162,21 @@ def arm_ceiling(ledger: Ledger, record: Benchmark, arm: Arm) -> Ceiling | str:
         if k is None:
             return "speculative k unknown"
         query_tokens = int(k) + 1
-    model_record = ledger.records.get(subject.model)
-    if not isinstance(model_record, ModelArch):
-        return f"no model record {subject.model!r}"
-    try:
-        model = model_from_record(model_record)
-        hw = hardware_spec(ledger, subject.accelerator, int(devices))
-        w = format_spec(ledger, weights)
-        kv_id = text(subject.kv_cache)
-        if kv_id is None:
-            kv_bytes = _min_kv_bytes(ledger)
-            notes.append(f"kv cache unknown: {kv_bytes:g} bytes/element (smallest KV format) used")
-        else:
-            kv_bytes = format_spec(ledger, kv_id).bytes_per_param
-    except MissingInputError as exc:
-        return str(exc)
+    model = inputs.model(subject.model)
+    hw = inputs.hardware(subject.accelerator, int(devices))
+    w = inputs.format_bytes(weights)
+    for found in (model, hw, w):
+        if isinstance(found, str):
+            return found
+    assert isinstance(model, ModelSpec) and isinstance(hw, HardwareSpec) and isinstance(w, float)
+    kv_id = text(subject.kv_cache)
+    if kv_id is None:
+        kv_bytes: float | str = inputs.min_kv_bytes()
+        notes.append(f"kv cache unknown: {kv_bytes:g} bytes/element (smallest KV format) used")
+    else:
+        kv_bytes = inputs.format_bytes(kv_id)
+        if isinstance(kv_bytes, str):
+            return kv_bytes
     context = number(workload.input_tokens)
     if context is None:
         context = 0.0
@@ -124,11 +185,12 @@ def arm_ceiling(ledger: Ledger, record: Benchmark, arm: Arm) -> Ceiling | str:
     peak = max(hw.peaks.values()) if hw.peaks else None
     if peak is None:
         notes.append(f"{hw.id} publishes no tensor peak: memory bound only")
-    common = {"context": context, "query_tokens": query_tokens, "weight_bytes": w.bytes_per_param,
-              "kv_bytes": kv_bytes, "devices": int(devices), "bandwidth": hw.bandwidth, "peak": peak}
     if batch is None:
         notes.append("concurrency unknown: per-stream bound at B=1, no aggregate bound")
-    t_min = step_bound(model, batch=float(batch or 1), **common)  # type: ignore[arg-type]
+    t_mem, t_comp = step_bounds(model, batch=float(batch or 1), context=context, query_tokens=query_tokens,
+                                weight_bytes=w, kv_bytes=kv_bytes, devices=int(devices), bandwidth=hw.bandwidth,
+                                peak=peak)
+    t_min = max(t_mem, t_comp)
     per_stream = query_tokens / t_min
     return Ceiling(
         tok_s_per_stream=per_stream,
@@ -137,6 +199,7 @@ def arm_ceiling(ledger: Ledger, record: Benchmark, arm: Arm) -> Ceiling | str:
         step_ms=1e3 * t_min,
         query_tokens=query_tokens,
         notes=tuple(notes),
+        limiting="compute" if t_comp > t_mem else "memory",
     )
 
 
@@ -155,9 +218,10 @@ def result_efficiency(ceiling: Ceiling, result: Result) -> tuple[float, float] |
     return 100.0 * value / bound, bound
 
 
-def arm_efficiency(ledger: Ledger, record: Benchmark, arm: Arm) -> list[tuple[str, str, float, float]]:
+def arm_efficiency(ledger: Ledger, record: Benchmark, arm: Arm,
+                   inputs: CeilingInputs | None = None) -> list[tuple[str, str, float, float]]:
     """``(metric, stat, efficiency %, ceiling)`` for each checkable result of the arm (empty when unknown)."""
-    ceiling = arm_ceiling(ledger, record, arm)
+    ceiling = arm_ceiling(ledger, record, arm, inputs)
     if isinstance(ceiling, str):
         return []
     out: list[tuple[str, str, float, float]] = []
@@ -168,4 +232,13 @@ def arm_efficiency(ledger: Ledger, record: Benchmark, arm: Arm) -> list[tuple[st
     return out
 
 
-__all__ = ["CHECKED_METRICS", "Ceiling", "arm_ceiling", "arm_efficiency", "result_efficiency", "step_bound"]
+__all__ = [
+    "CHECKED_METRICS",
+    "Ceiling",
+    "CeilingInputs",
+    "arm_ceiling",
+    "arm_efficiency",
+    "result_efficiency",
+    "step_bound",
+    "step_bounds",
+]

@@ -12,16 +12,17 @@ from collections.abc import Iterator
 
 from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
-from benchledger.perfmodel.ceiling import CHECKED_METRICS, arm_ceiling, result_efficiency
+from benchledger.perfmodel.ceiling import CHECKED_METRICS, CeilingInputs, arm_ceiling, result_efficiency
 
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
+    inputs = CeilingInputs(ctx.ledger)
     for record in ctx.benchmarks:
         for arm in record.arms:
             checked = [i for i, r in enumerate(arm.results) if r.metric in CHECKED_METRICS]
             if not checked:
                 continue
-            ceiling = arm_ceiling(ctx.ledger, record, arm)
+            ceiling = arm_ceiling(ctx.ledger, record, arm, inputs)
             if isinstance(ceiling, str):
                 yield Finding("physics.ceiling-unknown", "info", record.id, f"arms.{arm.name}",
                               f"no physical ceiling: {ceiling}")

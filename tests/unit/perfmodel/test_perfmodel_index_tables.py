@@ -1,0 +1,58 @@
+"""The ``efficiency`` view in a real DuckDB index: one row per checkable result, equal to the ceiling module."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from perfmodel_ledger import arm, benchmark, write_reference
+
+from benchledger.ledger import Ledger, write_record
+from benchledger.ledger.index import build_index
+from benchledger.perfmodel.ceiling import CeilingInputs, arm_ceiling, arm_efficiency
+from benchledger.schema import Benchmark
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Ledger:
+    write_reference(tmp_path)
+    write_record(tmp_path, benchmark("eff", [arm("c1", 10.0, 1), arm("c4", 35.0, 4),
+                                             arm("c4-mtp", 60.0, 4, k=3, al=2.6, baseline="c4")]))
+    write_record(tmp_path, benchmark("no-format", [arm("c1", 10.0, 1)], weights=None))
+    return Ledger.load(tmp_path)
+
+
+def test_efficiency_view_matches_the_ceiling_module(ledger: Ledger, tmp_path: Path) -> None:
+    con = build_index(ledger, tmp_path / "index.duckdb")
+    rows = con.execute("SELECT record_id, arm, metric, value, ceiling, efficiency_pct, limiting, basis "
+                       "FROM efficiency ORDER BY record_id, arm").fetchall()
+    record = ledger.get("eff")
+    assert isinstance(record, Benchmark)
+    expected = {a.name: arm_efficiency(ledger, record, a)[0] for a in record.arms}
+    assert [r[1] for r in rows] == ["c1", "c4", "c4-mtp"]  # 'no-format' has no ceiling: no row
+    for _, name, metric, value, ceiling, pct, limiting, basis in rows:
+        assert (metric, pct) == (expected[name][0], pytest.approx(expected[name][2], abs=1e-3))
+        assert pct == pytest.approx(100.0 * value / ceiling, rel=1e-4)
+        assert limiting in ("memory", "compute")
+        assert basis.startswith("roofline ceiling")
+
+
+def test_shared_inputs_give_the_same_ceiling(ledger: Ledger) -> None:
+    record = ledger.get("eff")
+    assert isinstance(record, Benchmark)
+    shared = CeilingInputs(ledger)
+    for a in record.arms:
+        assert arm_ceiling(ledger, record, a, shared) == arm_ceiling(ledger, record, a)
+    assert arm_ceiling(ledger, record, record.arms[0], shared) is not None
+    missing = ledger.get("no-format")
+    assert isinstance(missing, Benchmark)
+    assert arm_ceiling(ledger, missing, missing.arms[0], shared) == "weight format unknown"
+
+
+def test_show_prints_the_efficiency_table(ledger: Ledger) -> None:
+    out = subprocess.run([sys.executable, "-m", "benchledger", "show", "eff", "--ledger", str(ledger.root)],
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert out.returncode == 0, out.stderr
+    assert "efficiency (result vs physical ceiling)" in out.stdout
