@@ -138,7 +138,29 @@ def main() -> None:
     for s in result["speedup_rows"]:  # type: ignore[attr-defined]
         flag = "" if s["right_side"] else "   <-- wrong side"
         print(f"  S {s['arm']}: measured {s['measured']}, predicted {s['predicted']}{flag}")
+    print("in-sample (each hardware × engine fitted on all its arms, as the calibration records are):")
+    for s in in_sample_speedups(obs, baselines):
+        flag = "" if s["right_side"] else "   <-- wrong side"
+        print(f"  S {s['arm']}: measured {s['measured']}, fitted {s['predicted']}, limiting {s['limiting']}{flag}")
     assert all(math.isfinite(r["abs_pct_error"]) for r in result["rows"])  # type: ignore[attr-defined]
+
+
+def in_sample_speedups(obs: list[Observation], baselines: dict[str, str]) -> list[dict[str, object]]:
+    """Speedups predicted with each group's parameters fitted on all of its arms (not held out)."""
+    by_ref = {o.ref: o for o in obs}
+    fits = {key: fit([o for o in obs if o.key == key]).eff for key in {o.key for o in obs}}
+    out: list[dict[str, object]] = []
+    for o in obs:
+        base_ref = baselines.get(o.ref)
+        if o.scenario.spec is None or not base_ref or base_ref not in by_ref:
+            continue
+        b = by_ref[base_ref]
+        measured_s = _tok_s(o.value, o.metric) / _tok_s(b.value, b.metric)
+        p = predict(o.scenario, Params(fits[o.key]))
+        assert p.speedup is not None
+        out.append({"arm": o.ref, "measured": round(measured_s, 3), "predicted": round(p.speedup, 3),
+                    "right_side": (measured_s > 1.0) == (p.speedup > 1.0), "limiting": ",".join(p.limiting)})
+    return out
 
 
 if __name__ == "__main__":

@@ -111,8 +111,8 @@ VISIBLE_SHARE = 0.05
 
 
 def _decode(x: list[float]) -> Efficiency:
-    values = {name: _clamp(name, math.exp(v) - SHIFT.get(name, 0.0)) for name, v in zip(PARAMS, x, strict=True)}
-    return replace(Efficiency(), **values)
+    v = {name: _clamp(name, math.exp(value) - SHIFT.get(name, 0.0)) for name, value in zip(PARAMS, x, strict=True)}
+    return replace(Efficiency(), eta_m=v["eta_m"], eta_c=v["eta_c"], t0=v["t0"], phi=v["phi"], t0_draft=v["t0_draft"])
 
 
 def _encode(eff: Efficiency) -> list[float]:

@@ -171,12 +171,13 @@ def arm_ceiling(ledger: Ledger, record: Benchmark, arm: Arm, inputs: CeilingInpu
     assert isinstance(model, ModelSpec) and isinstance(hw, HardwareSpec) and isinstance(w, float)
     kv_id = text(subject.kv_cache)
     if kv_id is None:
-        kv_bytes: float | str = inputs.min_kv_bytes()
+        kv_bytes = inputs.min_kv_bytes()
         notes.append(f"kv cache unknown: {kv_bytes:g} bytes/element (smallest KV format) used")
     else:
-        kv_bytes = inputs.format_bytes(kv_id)
-        if isinstance(kv_bytes, str):
-            return kv_bytes
+        kv_found = inputs.format_bytes(kv_id)
+        if isinstance(kv_found, str):
+            return kv_found
+        kv_bytes = kv_found
     context = number(workload.input_tokens)
     if context is None:
         context = 0.0
