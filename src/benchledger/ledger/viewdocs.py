@@ -20,6 +20,9 @@ INTRO = (
     "the views below are the public surface. SQL of the views: `src/benchledger/ledger/views/*.sql`.\n"
 )
 DESCRIPTIONS: dict[str, str] = {
+    'efficiency': (
+        'Derived by the physics model: each throughput/TPOT result against the physical ceiling of its hardware × count × format × model at its context (η = 1, no overhead): `ceiling`, `efficiency_pct`, the `limiting` side and the `basis` of the ceiling. Speculative arms get the ceiling of k+1 tokens per step.'
+    ),
     'accelerators': (
         'Accelerator reference data (known numbers only; unknowns are NULL — the record says why).'
     ),
