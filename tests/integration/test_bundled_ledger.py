@@ -101,3 +101,26 @@ def test_vllm_35387_latency_arms(con) -> None:  # type: ignore[no-untyped-def]
                            "'vllm-35387-qwen3-next-80b-a3b-fp8-4x-h100-mtp2-latency' AND arm = 'baseline' "
                            "AND status = 'unknown' ORDER BY 1").fetchall()
     assert ("input_tokens", "source_omits") in unknowns and ("warmup", "source_omits") in unknowns
+
+
+def test_coverage_page_is_fresh(ledger: Ledger, con) -> None:  # type: ignore[no-untyped-def]
+    from benchledger.ledger.coverage import coverage_markdown
+
+    page = (ledger.root / "README.md").read_text(encoding="utf-8")
+    assert page == coverage_markdown(con), "run `benchledger coverage --write`"
+
+
+def test_issue7_coverage_floor(con) -> None:  # type: ignore[no-untyped-def]
+    """At least 25 cited sources, 150 arms, 4 engines, 4 hardware vendors; MTP speedups of Qwen3.x-27B-class
+    models from at least 5 sources."""
+    sources = con.execute("SELECT count(DISTINCT s) FROM (SELECT unnest(sources) s FROM benchmarks)").fetchone()[0]
+    arms = con.execute("SELECT count(*) FROM arms").fetchone()[0]
+    engines = con.execute("SELECT count(DISTINCT engine) FROM arms").fetchone()[0]
+    vendors = con.execute("SELECT count(DISTINCT lower(x.vendor)) FROM arms a JOIN accelerators x "
+                          "ON x.id = a.accelerator").fetchone()[0]
+    assert sources >= 25 and arms >= 150 and engines >= 4 and vendors >= 4
+    qwen = con.execute("""
+        SELECT count(DISTINCT src) FROM (
+          SELECT unnest(b.sources) AS src FROM spec_outcomes o JOIN benchmarks b ON b.id = o.record_id
+          WHERE o.model SIMILAR TO 'qwen3\\.[0-9]+-27b' AND o.spec_method = 'mtp')""").fetchone()[0]
+    assert qwen >= 5
