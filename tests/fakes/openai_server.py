@@ -8,7 +8,8 @@ Each ``/v1/completions`` or ``/v1/chat/completions`` request streams ``max_token
 ``ttft`` seconds after the request is read, then one chunk per ``step`` seconds. With ``k > 0`` it imitates a
 speculative engine: step *i* accepts ``accept_pattern[i % len]`` draft tokens, so its chunk carries 1 + that
 many tokens, and vLLM-named Prometheus counters move exactly so. Every chunk carries cumulative ``usage``
-(``continuous_usage_stats``). HTTP/1.1 keep-alive is honoured (a client's ``Connection: close`` closes).
+(``continuous_usage_stats``); the last token chunk carries ``finish_reason``, then a usage-only chunk with
+``"choices": []`` and ``[DONE]`` follow, as vLLM streams them. HTTP/1.1 keep-alive is honoured (a client's ``Connection: close`` closes).
 
 The truth — when the connection was accepted, when the request was read, when each chunk was written
 (``time.perf_counter``, the same system-wide monotonic clock as the client on Linux), how late the server was
@@ -232,10 +233,12 @@ class Stream:
             self.prefix = b'data: {"id": "%s", "object": "chat.completion.chunk", "choices": [{"index": 0, ' \
                           b'"delta": {"content": "' % rid
             self.suffix = b'"}}], '
+            self.last_suffix = b'"}, "finish_reason": "length"}], '
         else:
             self.prefix = b'data: {"id": "%s", "object": "text_completion", "choices": [{"index": 0, ' \
                           b'"text": "' % rid
             self.suffix = b'"}], '
+            self.last_suffix = b'", "finish_reason": "length"}], '
         self.loop = asyncio.get_running_loop()
         self.t0 = self.loop.time()
 
@@ -281,7 +284,8 @@ class Stream:
                 c.per_pos[i] += 1
         self.sent += take
         self.app.counters.generated += take
-        payload = self.prefix + b"x" * take + self.suffix + self._usage() + b"\n\n"
+        suffix = self.suffix if self.sent < self.n else self.last_suffix
+        payload = self.prefix + b"x" * take + suffix + self._usage() + b"\n\n"
         if self.fault == "invalid_json" and self.step == 1:
             payload = b"data: {this is not json\n\n"
         if self.fault == "malformed_sse" and self.step == 1:
@@ -298,8 +302,7 @@ class Stream:
     def _finish(self, transport: asyncio.Transport) -> None:
         self.handle = None
         self.app.counters.requests += 1
-        final = (b'data: {"id": "%s", "choices": [{"index": 0, "text": "", "finish_reason": "length"}], '
-                 % self.rid.encode()) + self._usage() + b"\n\ndata: [DONE]\n\n"
+        final = b'data: {"id": "%s", "choices": [], ' % self.rid.encode() + self._usage() + b"\n\ndata: [DONE]\n\n"
         transport.write(_chunk(final) + _chunk(b""))
         t_end = time.perf_counter()
         steps = max(len(self.chunk_times), 1)

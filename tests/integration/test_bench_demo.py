@@ -24,3 +24,5 @@ def test_demo_short(tmp_path: Path) -> None:
     spec = result.session.outputs[0]["summaries"]["spec"]
     assert spec["completed"] > 0 and spec["spec_decode_acceptance_rate"] is not None
     assert (result.ledger / "runs" / result.record_id / "comparison.json").exists()
+    assert result.site is not None and result.site == (tmp_path / "site").resolve()
+    assert result.record_id in (result.site / "index.html").read_text(encoding="utf-8")

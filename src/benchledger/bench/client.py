@@ -1,10 +1,13 @@
 """The streaming client: one HTTP/1.1 request per stream on a raw asyncio protocol, timestamps at arrival.
 
 Why not a general HTTP library: the timestamp of a chunk must be taken when its bytes reach the process, not
-when a coroutine later gets scheduled, and the hot path must cost little at 500 concurrent streams. So
-``data_received`` stamps ``time.perf_counter()`` and only splits bytes into SSE events; JSON decoding happens
-once the stream has ended (``parse_stream``). Each request uses a fresh connection (no pooled keep-alive to go
-stale); the connect time is kept apart from TTFT. The API key is passed in, never stored.
+when a coroutine later gets scheduled, and the hot path must cost little at 500 concurrent streams on one core.
+So ``data_received`` stamps ``time.perf_counter()``, keeps the bytes with their stamp and only tracks the HTTP
+chunk framing (to know when the response ends, without copying). Un-chunking, SSE splitting
+(``RawStream.decode``) and JSON decoding (``parse_stream``) happen after the stream has ended, off the hot
+path; an SSE event gets the stamp of the piece of bytes that completed it — the same as parsing on arrival.
+Each request uses a fresh connection (no pooled keep-alive to go stale); the connect time is kept apart from
+TTFT. The API key is passed in, never stored.
 """
 
 from __future__ import annotations
@@ -24,7 +27,11 @@ CONTENT_KEYS = ("content", "reasoning_content", "reasoning")
 
 @dataclass
 class RawStream:
-    """What came back for one request: times (perf_counter seconds), HTTP status, raw SSE events."""
+    """What came back for one request: times (perf_counter seconds), HTTP status, body pieces as they arrived.
+
+    ``pieces`` are the response body's bytes (after the header, still chunk-framed when the server chunks) with
+    their arrival stamps; ``decode`` turns them into ``events`` (timestamped SSE data) or ``body`` (non-200).
+    """
 
     t_start: float
     t_sent: float | None = None
@@ -33,6 +40,61 @@ class RawStream:
     events: list[tuple[float, str]] = field(default_factory=list)
     body: bytes = b""
     error: str | None = None
+    pieces: list[tuple[float, bytes]] = field(default_factory=list)
+    chunked: bool = False
+
+    def decode(self) -> None:
+        """Un-chunk and split ``pieces`` into ``events`` (status 200) or ``body``; idempotent."""
+        if not self.pieces:
+            return
+        pieces, self.pieces = self.pieces, []
+        chunked = _ChunkedDecoder() if self.chunked else None
+        sse = SSEParser() if self.status == 200 else None
+        body = bytearray()
+        for t, data in pieces:
+            part = chunked.feed(data) if chunked is not None else data
+            if sse is None:
+                body += part
+                continue
+            for event in sse.feed(part):
+                self.events.append((t, event.data))
+        if sse is not None:
+            last = pieces[-1][0]
+            for event in sse.close():
+                self.events.append((last, event.data))
+        self.body += bytes(body)
+
+
+class _ChunkFramer:
+    """Follows HTTP/1.1 chunk framing to spot the end of the body, without copying the data."""
+
+    __slots__ = ("done", "need", "tail")
+
+    def __init__(self) -> None:
+        self.need = 0  # bytes of chunk data + its CRLF still to pass
+        self.tail = b""  # an unfinished size line
+        self.done = False
+
+    def feed(self, data: bytes) -> None:
+        pos, end = 0, len(data)
+        while pos < end and not self.done:
+            if self.need:
+                take = min(self.need, end - pos)
+                self.need -= take
+                pos += take
+                continue
+            nl = data.find(b"\n", pos)
+            if nl < 0:
+                self.tail += data[pos:]
+                return
+            line = self.tail + data[pos:nl]
+            self.tail = b""
+            pos = nl + 1
+            size = int(line.split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                self.done = True
+            else:
+                self.need = size + 2
 
 
 class _ChunkedDecoder:
@@ -77,15 +139,14 @@ class _ChunkedDecoder:
 
 
 class _StreamProtocol(asyncio.Protocol):
-    """Receives one HTTP response; stamps each piece of bytes on arrival."""
+    """Receives one HTTP response; stamps each piece of bytes on arrival and keeps it."""
 
     def __init__(self, raw: RawStream, done: asyncio.Future[None]) -> None:
         self.raw = raw
         self.done = done
         self.head = b""
         self.in_body = False
-        self.chunked: _ChunkedDecoder | None = None
-        self.sse = SSEParser()
+        self.framer: _ChunkFramer | None = None
         self.length: int | None = None
         self.received = 0
 
@@ -99,16 +160,14 @@ class _StreamProtocol(asyncio.Protocol):
             data = self.head[end + 4 :]
             self._parse_head(self.head[:end])
             self.in_body = True
-        body = self.chunked.feed(data) if self.chunked is not None else data
-        self.received += len(data)
-        if self.raw.status == 200:
-            for event in self.sse.feed(body):
-                self.raw.events.append((now, event.data))
+        if data:
+            self.raw.pieces.append((now, data))
+        if self.framer is not None:
+            self.framer.feed(data)
+            finished = self.framer.done
         else:
-            self.raw.body += body
-        finished = (self.chunked is not None and self.chunked.done) or (
-            self.length is not None and self.received >= self.length
-        )
+            self.received += len(data)
+            finished = self.length is not None and self.received >= self.length
         if finished:
             self._finish(now)
 
@@ -120,21 +179,19 @@ class _StreamProtocol(asyncio.Protocol):
             name, _, value = line.partition(":")
             name = name.strip().lower()
             if name == "transfer-encoding" and "chunked" in value.lower():
-                self.chunked = _ChunkedDecoder()
+                self.framer = _ChunkFramer()
+                self.raw.chunked = True
             elif name == "content-length":
                 self.length = int(value.strip())
 
     def _finish(self, now: float) -> None:
-        if self.raw.status == 200:
-            for event in self.sse.close():
-                self.raw.events.append((now, event.data))
         if self.raw.t_end is None:
             self.raw.t_end = now
         if not self.done.done():
             self.done.set_result(None)
 
     def eof_received(self) -> bool | None:
-        truncated = not self.in_body or (self.chunked is not None and not self.chunked.done) or (
+        truncated = not self.in_body or (self.framer is not None and not self.framer.done) or (
             self.length is not None and self.received < self.length
         )
         if truncated and self.raw.error is None:
@@ -201,6 +258,8 @@ async def stream_request(
     finally:
         if transport is not None:
             transport.close()
+    if raw.status != 200:
+        raw.decode()
     if raw.error is None and raw.status != 200:
         text = raw.body.decode("utf-8", errors="replace").strip()
         raw.error = f"HTTP {raw.status}: {text[:300]}"

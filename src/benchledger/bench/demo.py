@@ -3,7 +3,8 @@
 Copies the ledger to a scratch folder, generates a tiny random target and its draft (``tinymodels``), starts two
 llama.cpp servers (xllamacpp) on 127.0.0.1 — one plain, one with draft-model speculation — runs an interleaved
 sweep at concurrency 1, 2, 4, writes the run under ``<scratch ledger>/runs/<id>/`` and its benchmark record,
-and audits the scratch ledger. Missing reference records the demo needs (model ``tiny-llama-random``, engine
+audits the scratch ledger, and builds the scratch ledger's static site into ``<scratch>/site`` (when
+``benchledger.site`` is importable). Missing reference records the demo needs (model ``tiny-llama-random``, engine
 ``llama-cpp``, accelerator ``cpu-host``, format ``f32``) are written into the scratch copy only; their numbers
 are derived from the generator's code or marked ``unknown: unchecked``.
 """
@@ -43,6 +44,9 @@ class DemoResult:
     record_id: str
     findings: list[Any]
     audit_errors: int
+    site: Path | None = None
+    """The static site of the scratch ledger (``<scratch>/site``), when ``benchledger.site`` is installed."""
+    site_note: str | None = None
 
 
 def free_port() -> int:
@@ -154,11 +158,26 @@ def run_demo(workdir: Path | None = None, *, seconds_per_point: float = 18.0, ou
               "numbers show the harness working, not any real model's speed.\n"),
     )
     session = run_session(config, progress, record=target)
-    report = run_audit(Ledger.load(ledger))
+    loaded = Ledger.load(ledger)
+    report = run_audit(loaded)
     mine = [f for f in report.findings if getattr(f, "record", None) == record_id]
     errors = sum(1 for f in mine if f.severity == "error")
+    site, note = build_demo_site(loaded, scratch / "site", [f.as_row() for f in report.findings])
     return DemoResult(scratch=scratch, ledger=ledger, session=session, record_id=record_id, findings=mine,
-                      audit_errors=errors)
+                      audit_errors=errors, site=site, site_note=note)
+
+
+def build_demo_site(ledger: Any, out: Path, findings: list[dict[str, Any]]) -> tuple[Path | None, str | None]:
+    """Build the scratch ledger's site into ``out`` with ``benchledger.site.build_site`` when it is importable.
+
+    Returns (site folder or None, why not). The audit findings already computed are passed on, not recomputed.
+    """
+    try:
+        from benchledger.site import build_site
+    except ImportError as exc:
+        return None, f"site not built: benchledger.site is not available ({exc})"
+    report = build_site(ledger, out, findings=findings)
+    return report.out, None
 
 
 __all__ = ["DemoResult", "ensure_reference_records", "free_port", "launch_command", "run_demo"]

@@ -11,6 +11,7 @@ from typing import Any
 
 from benchledger.bench.checks import arm_warnings, not_windowable_note
 from benchledger.bench.compare import compare_arms
+from benchledger.bench.looplag import lag_summary, lag_warning, measured_windows
 from benchledger.bench.outputs import write_json
 from benchledger.bench.run import PointResult, RunConfig
 from benchledger.bench.scrape import snapshot
@@ -82,6 +83,9 @@ def summarize_arm(result: PointResult, config: RunConfig, arm_name: str) -> dict
         ignore_eos=config.request.ignore_eos,
         synthetic_prompts=config.synthetic,
     )
+    overhead = client_overhead(records, result.loop_lag)
+    if (lag_note := lag_warning(overhead)) is not None:
+        warnings.append(lag_note)
     errors: dict[str, int] = {}
     for r in records:
         if not r["ok"]:
@@ -104,21 +108,22 @@ def summarize_arm(result: PointResult, config: RunConfig, arm_name: str) -> dict
         warnings=warnings,
         notes=notes,
         definitions=DEFINITIONS,
-        client_overhead=client_overhead(records),
+        client_overhead=overhead,
     )
     return summary
 
 
-def client_overhead(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """How much the client itself may have delayed sends: median/max gap between task start and bytes sent."""
+def client_overhead(records: list[dict[str, Any]], loop_lag: list[tuple[float, float]] | None = None) -> dict[str, Any]:
+    """The client's own delays: connect + write time of each request, and event-loop lag in this arm's rounds."""
     gaps = sorted(r["t_sent"] - r["t_start"] for r in records if r.get("t_sent") is not None)
-    if not gaps:
-        return {"send_delay_ms_median": None, "send_delay_ms_max": None}
-    return {
-        "send_delay_ms_median": gaps[len(gaps) // 2] * 1000.0,
-        "send_delay_ms_max": gaps[-1] * 1000.0,
-        "definition": "connect + write time of each request as seen by the client (includes TCP connect)",
+    out: dict[str, Any] = {
+        "send_delay_ms_median": gaps[len(gaps) // 2] * 1000.0 if gaps else None,
+        "send_delay_ms_max": gaps[-1] * 1000.0 if gaps else None,
+        "send_delay_definition": "connect + write time of each request as seen by the client (includes TCP "
+        "connect; not part of TTFT, which starts when the request is written)",
     }
+    out.update(lag_summary(loop_lag or [], measured_windows(records)))
+    return out
 
 
 def write_point_outputs(result: PointResult, config: RunConfig) -> dict[str, Any]:

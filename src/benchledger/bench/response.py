@@ -44,6 +44,7 @@ def parse_stream(raw: RawStream, origin: float) -> dict[str, Any]:
         "response_id": None,
         "error": raw.error,
     }
+    raw.decode()
     times: list[float] = rec["chunk_times"]
     tokens: list[int] = rec["chunk_tokens"]
     usage_cum: int | None = None

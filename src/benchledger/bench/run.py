@@ -10,14 +10,17 @@ summary is still written, marked ``complete: false``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchledger.bench.client import stream_request
+from benchledger.bench.client import RawStream, stream_request
 from benchledger.bench.load import LoadPoint, Round, arrival_offsets, default_round_size, plan_rounds
+from benchledger.bench.looplag import LoopLagMonitor
 from benchledger.bench.outputs import RequestsWriter, write_text
 from benchledger.bench.response import parse_stream
 from benchledger.bench.workload import ENDPOINT_PATHS, Prompt, RequestSpec
@@ -84,6 +87,8 @@ class PointResult:
     complete_rounds: dict[str, set[int]]
     stopped_by: str
     scrapes: dict[str, tuple[str | None, str | None]]
+    loop_lag: list[tuple[float, float]] = field(default_factory=list)
+    """Event-loop lag samples ``(t, lag)`` in seconds over the whole point (``bench.looplag``)."""
 
 
 class Runner:
@@ -96,6 +101,8 @@ class Runner:
         self.origin = time.perf_counter()
         self._inflight: set[asyncio.Task[None]] = set()
         self._seq = 0
+        self._finished: asyncio.Queue[tuple[Any, ...]] | None = None
+        self._record_errors: list[BaseException] = []
 
     def stop(self) -> None:
         """Stop dispatching and interrupt the requests in flight (each is recorded as interrupted)."""
@@ -114,6 +121,16 @@ class Runner:
         payload = cfg.request.payload(prompt, seed)
         raw = await stream_request(arm.url, ENDPOINT_PATHS[cfg.request.endpoint], payload,
                                    timeout=cfg.timeout, api_key=cfg.api_key)
+        job = (raw, arm, prompt_index, prompt, seed, meta, writer, sink, stats)
+        if self._finished is None:  # no recorder running (direct use of _batch): record right here
+            self._record(*job)
+        else:
+            self._finished.put_nowait(job)
+
+    def _record(self, raw: RawStream, arm: ArmSpec, prompt_index: int, prompt: Prompt, seed: int | None,
+                meta: dict[str, Any], writer: RequestsWriter, sink: list[dict[str, Any]],
+                stats: dict[str, Any]) -> None:
+        """Parse one finished stream, append it to ``requests.jsonl`` and the sink, report progress."""
         rec = parse_stream(raw, self.origin)
         self._seq += 1
         rec.update(meta, arm=arm.name, prompt_index=prompt_index, seq=self._seq, request_seed=seed,
@@ -125,10 +142,49 @@ class Runner:
         stats["tokens"] += rec["output_tokens"] if rec["ok"] else 0
         self.progress({"type": "request", "arm": arm.name, **stats})
 
+    async def _recorder(self, queue: asyncio.Queue[tuple[Any, ...]]) -> None:
+        """Records finished streams one per event-loop turn.
+
+        When many streams end together (closed loop at high concurrency), parsing and writing them all in one
+        turn would hold the loop for tens of milliseconds and late-stamp every chunk arriving meanwhile. One
+        record per turn lets the loop poll the sockets in between.
+        """
+        while True:
+            job = await queue.get()
+            try:
+                self._record(*job)
+            except Exception as exc:  # re-raised by the point once the queue is drained
+                self._record_errors.append(exc)
+            finally:
+                queue.task_done()
+            await asyncio.sleep(0)
+
+    async def _drain(self) -> None:
+        if self._finished is not None:
+            await self._finished.join()
+        if self._record_errors:
+            raise self._record_errors.pop(0)
+
     async def _batch(self, arm: ArmSpec, point: LoadPoint, indices: list[int], meta: dict[str, Any],
                      writer: RequestsWriter, sink: list[dict[str, Any]], deadline: float | None,
                      stats: dict[str, Any]) -> bool:
-        """Serve ``indices`` on ``arm`` under ``point``'s load; False when cut short by a stop or deadline."""
+        """Serve ``indices`` on ``arm`` under ``point``'s load; False when cut short by a stop or deadline.
+
+        The cyclic GC is off while the batch runs (no collection pauses inside timed streams) and collects once
+        the batch is over, when nothing of this arm is in flight.
+        """
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return await self._serve(arm, point, indices, meta, writer, sink, deadline, stats)
+        finally:
+            if enabled:
+                gc.enable()
+                gc.collect()
+
+    async def _serve(self, arm: ArmSpec, point: LoadPoint, indices: list[int], meta: dict[str, Any],
+                     writer: RequestsWriter, sink: list[dict[str, Any]], deadline: float | None,
+                     stats: dict[str, Any]) -> bool:
         sem = asyncio.Semaphore(point.concurrency) if point.concurrency else None
         offsets = (arrival_offsets(len(indices), point.rate, point.arrival, self.config.seed * 7919 + meta["round"])
                    if point.rate else [0.0] * len(indices))
@@ -157,6 +213,7 @@ class Runner:
             task.add_done_callback(self._inflight.discard)
             tasks.append(task)
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self._drain()
         done = sum(1 for r in sink if r.get("round") == meta.get("round") and r["phase"] == meta["phase"])
         return not cut and not self.stopping and done >= len(indices)
 
@@ -179,6 +236,12 @@ class Runner:
                           "total": cfg.num_prompts} for a in cfg.arms}
         scrapes: dict[str, tuple[str | None, str | None]] = {}
         stopped_by = "num_prompts"
+        lag = LoopLagMonitor(self.origin)
+        lag.start()
+        self._finished = asyncio.Queue()
+        recorder = asyncio.ensure_future(self._recorder(self._finished))
+        gc.collect()
+        gc.freeze()  # what exists now (config, prompts) is never scanned during the point (as vLLM bench serve)
         try:
             warm_idx = [cfg.num_prompts + i for i in range(cfg.warmup)]
             for arm in cfg.arms:
@@ -214,11 +277,18 @@ class Runner:
                     if text is not None:
                         write_text(folder / arm.name / f"metrics-{tag}.prom", text)
         finally:
+            await self._finished.join()
+            recorder.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await recorder
+            self._finished = None
+            gc.unfreeze()
+            await lag.stop()
             for w in writers.values():
                 w.close()
         if self.stopping:
             stopped_by = "interrupted"
-        return PointResult(point, folder, records, complete, stopped_by, scrapes)
+        return PointResult(point, folder, records, complete, stopped_by, scrapes, lag.samples)
 
     async def run(self) -> list[PointResult]:
         """All load points in order; returns what each measured (also written under ``out``)."""

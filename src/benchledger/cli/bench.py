@@ -250,5 +250,9 @@ def demo(
         for f in result.findings:
             con.print(f"[{sev.get(f.severity, 'white')}]{f.severity}[/] {f.code} {f.field}: {f.message}")
         con.print(f"audit of the new record: {result.audit_errors} error(s)")
+        if result.site is not None:
+            con.print(f"site: {result.site / 'index.html'}")
+        elif result.site_note:
+            con.print(result.site_note)
     if result.audit_errors:
         raise typer.Exit(1)
