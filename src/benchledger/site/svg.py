@@ -31,9 +31,11 @@ def num(value: float) -> str:
     return "0.00" if text == "-0.00" else text
 
 
-def tick_label(value: float) -> str:
-    """Compact axis label: 1K, 32K, 1.5M, 0.25, 12."""
+def tick_label(value: float, binary: bool = False) -> str:
+    """Compact axis label: 1K, 32K, 1.5M, 0.25, 12. ``binary``: multiples of 1024 as K (32768 → 32K)."""
     av = abs(value)
+    if binary and av >= 1024 and value % 1024 == 0:
+        return f"{value / 1024:g}K"
     if av >= 1_000_000 and value % 100_000 == 0:
         return f"{value / 1_000_000:g}M"
     if av >= 1000 and value % 100 == 0:
@@ -92,17 +94,15 @@ class Scale:
 
 def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     """Round tick values (1-2-2.5-5 steps) whose first is ≤ low and whose last is ≥ high."""
-    if high <= low:
-        low, high = (low - 1.0, high + 1.0) if low == 0 else (low - abs(low) * 0.5, high + abs(high) * 0.5)
+    if not high - low > 1e-9 * max(1.0, abs(low), abs(high)):  # one value (or an invisible spread)
+        half = 1.0 if abs(low) < 1e-9 else abs(low) * 0.5
+        low, high = low - half, high + half
     raw = (high - low) / max(count, 1)
     mag = 10 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    index = math.floor(low / step + 1e-9)
-    ticks = [round(index * step, 10)]
-    while ticks[-1] < high - step * 1e-9:
-        index += 1
-        ticks.append(round(index * step, 10))
-    return ticks
+    first = math.floor(low / step + 1e-9)
+    last = math.ceil(high / step - 1e-9)
+    return [float(f"{i * step:.12g}") for i in range(first, max(last, first + 1) + 1)]
 
 
 def log2_ticks(low: float, high: float) -> list[float]:
@@ -194,7 +194,7 @@ def xy_chart(
         out.append(f'<line x1="{num(px)}" y1="{num(top)}" x2="{num(px)}" y2="{num(height - bottom)}" '
                    'stroke="#dddddd"/>')
         out.append(f'<text x="{num(px)}" y="{num(height - bottom + 16)}" text-anchor="middle">'
-                   f"{esc(tick_label(t))}</text>")
+                   f"{esc(tick_label(t, binary=x_axis.log2))}</text>")
     for t in y_ticks:
         py = sy(t)
         out.append(f'<line x1="{num(left)}" y1="{num(py)}" x2="{num(width - right)}" y2="{num(py)}" '
@@ -202,8 +202,9 @@ def xy_chart(
         out.append(f'<text x="{num(left - 6)}" y="{num(py + 4)}" text-anchor="end">{esc(tick_label(t))}</text>')
     out.append(f'<rect x="{num(left)}" y="{num(top)}" width="{num(width - left - right)}" '
                f'height="{num(height - top - bottom)}" fill="none" stroke="#333333"/>')
+    x_label = x_axis.label + (" (K = 1024)" if x_axis.log2 and x_ticks[-1] >= 1024 else "")
     out.append(f'<text x="{num((left + width - right) / 2)}" y="{num(height - bottom + 36)}" '
-               f'text-anchor="middle">{esc(x_axis.label)}</text>')
+               f'text-anchor="middle">{esc(x_label)}</text>')
     mid_y = (top + height - bottom) / 2
     out.append(f'<text x="16" y="{num(mid_y)}" text-anchor="middle" transform="rotate(-90 16 {num(mid_y)})">'
                f"{esc(y_axis.label)}</text>")
