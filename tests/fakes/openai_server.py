@@ -22,7 +22,8 @@ from templates (no ``json.dumps`` per chunk).
 
 Per-request faults via the body key ``fake_fault``: ``http_429``, ``http_500``, ``invalid_json`` (a chunk that
 is not JSON), ``malformed_sse`` (a line without a field, then a data line with broken JSON), ``stall`` (stops
-sending after two chunks and holds the connection), ``drop`` (closes the connection mid-stream).
+sending after two chunks and holds the connection), ``drop`` (closes the connection mid-stream),
+``close_idle`` (a complete response, then the keep-alive connection is closed without ``Connection: close``).
 """
 
 from __future__ import annotations
@@ -311,6 +312,8 @@ class Stream:
             "chunk_times": self.chunk_times, "chunk_tokens": self.chunk_tokens, "t_end": t_end,
             "late_max": self.late_max, "late_mean": self.late_sum / steps,
         })
+        if self.fault == "close_idle":  # a keep-alive timeout racing the client: close without saying so
+            transport.close()
         self.conn.finished(self.keep_alive)
 
 

@@ -152,3 +152,26 @@ def test_sigint_keeps_partial_results(tmp_path: Path) -> None:
     assert summary["completed"] + summary["failed"] == len(records)
     payload = json.loads(stdout)
     assert payload["interrupted"] is True
+
+
+def test_connections_are_reused_and_loop_lag_reported(tmp_path: Path) -> None:
+    with fake_server_process(tmp_path, ttft=0.005, step=0.002) as (url, _, truth_file):
+        session = run_session(config(tmp_path, [ArmSpec("base", url)], n=12, conc=3, out_tokens=6))
+        time.sleep(0.1)
+        truth = read_truth(truth_file)
+    assert len(truth) == 12 + 1  # measured + warmup
+    assert len({t["t_accept"] for t in truth.values()}) <= 3  # keep-alive: at most one connection per stream
+    overhead = session.outputs[0]["summaries"]["base"]["client_overhead"]
+    assert overhead["loop_lag_samples"] > 0 and overhead["loop_lag_ms_median"] >= 0.0
+
+
+def test_server_closing_idle_keep_alive_connections_loses_nothing(tmp_path: Path) -> None:
+    with fake_server_process(tmp_path, ttft=0.003, step=0.001) as (url, _, truth_file):
+        cfg = config(tmp_path, [ArmSpec("base", url)], n=10, conc=2, out_tokens=4,
+                     extra={"fake_fault": "close_idle"})
+        session = run_session(cfg)
+        time.sleep(0.1)
+        truth = read_truth(truth_file)
+    s = session.outputs[0]["summaries"]["base"]
+    assert s["completed"] == 10 and s["failed"] == 0
+    assert len({t["t_accept"] for t in truth.values()}) == len(truth)  # every request needed a new connection

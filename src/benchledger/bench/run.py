@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchledger.bench.client import RawStream, stream_request
+from benchledger.bench.client import ConnectionPool, RawStream, stream_request
 from benchledger.bench.load import LoadPoint, Round, arrival_offsets, default_round_size, plan_rounds
 from benchledger.bench.looplag import LoopLagMonitor
 from benchledger.bench.outputs import RequestsWriter, write_text
@@ -103,6 +103,7 @@ class Runner:
         self._seq = 0
         self._finished: asyncio.Queue[tuple[Any, ...]] | None = None
         self._record_errors: list[BaseException] = []
+        self._pool: ConnectionPool | None = None
 
     def stop(self) -> None:
         """Stop dispatching and interrupt the requests in flight (each is recorded as interrupted)."""
@@ -120,7 +121,7 @@ class Runner:
         seed = None if cfg.request.seed is None else cfg.request.seed + prompt_index
         payload = cfg.request.payload(prompt, seed)
         raw = await stream_request(arm.url, ENDPOINT_PATHS[cfg.request.endpoint], payload,
-                                   timeout=cfg.timeout, api_key=cfg.api_key)
+                                   timeout=cfg.timeout, api_key=cfg.api_key, pool=self._pool)
         job = (raw, arm, prompt_index, prompt, seed, meta, writer, sink, stats)
         if self._finished is None:  # no recorder running (direct use of _batch): record right here
             self._record(*job)
@@ -239,6 +240,7 @@ class Runner:
         lag = LoopLagMonitor(self.origin)
         lag.start()
         self._finished = asyncio.Queue()
+        self._pool = ConnectionPool()
         recorder = asyncio.ensure_future(self._recorder(self._finished))
         gc.collect()
         gc.freeze()  # what exists now (config, prompts) is never scanned during the point (as vLLM bench serve)
@@ -282,6 +284,8 @@ class Runner:
             with contextlib.suppress(asyncio.CancelledError):
                 await recorder
             self._finished = None
+            self._pool.close()
+            self._pool = None
             gc.unfreeze()
             await lag.stop()
             for w in writers.values():
