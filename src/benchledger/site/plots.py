@@ -7,6 +7,7 @@ arm and conditions behind it and links to its page. Same data → same bytes (or
 
 from __future__ import annotations
 
+import html
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +39,13 @@ class Plot:
     svg: str
     page: str
     records: tuple[str, ...] = ()
+
+    @property
+    def desc(self) -> str:
+        """The chart's description (metric definitions, units), shown under it on the page."""
+        start = self.svg.find("<desc")
+        start = self.svg.find(">", start) + 1
+        return html.unescape(self.svg[start:self.svg.find("</desc>", start)])
 
 
 def _slug(*parts: str) -> str:
@@ -172,12 +180,16 @@ def efficiency_plots(data: SiteData) -> list[Plot]:
         return []
     arms = _arm_index(data)
     series: dict[str, list[Point]] = defaultdict(list)
+    unplotted = 0
     for record_id in sorted(data.physics):
         for arm_name, row in sorted(data.physics[record_id].items()):
             arm = arms.get((record_id, arm_name))
             if arm is None or row.get("efficiency") is None:
                 continue
-            conc = arm["concurrency"] or arm["batch_size"] or 1.0
+            conc = arm["concurrency"] or arm["batch_size"]
+            if not conc:
+                unplotted += 1
+                continue
             name = f"{arm['accelerator']} · {arm['engine']}"
             series[name].append(Point(
                 x=float(conc), y=float(row["efficiency"]) * 100.0,
@@ -191,7 +203,8 @@ def efficiency_plots(data: SiteData) -> list[Plot]:
     return [Plot("efficiency", title, page="efficiency", records=_ids(ids), svg=xy_chart(
         chart_id="efficiency", title=title,
         desc=("y: measured output throughput ÷ the roofline ceiling of the physics model for the same hardware, "
-              "model, format and load (%). x: concurrency (batch size when concurrency is not stated), log2."),
+              "model, format and load (%). x: concurrency (batch size when concurrency is not stated), log2. "
+              f"{unplotted} arms with an efficiency but no stated concurrency or batch size are not plotted."),
         x_axis=Axis("concurrency (requests in flight), log2 scale", log2=True),
         y_axis=Axis("efficiency = measured ÷ ceiling (%)", low=0.0, include=(100.0,)),
         series=[Series(n, tuple(p), line=False) for n, p in sorted(series.items())],
