@@ -97,9 +97,11 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def server_command(model: str, port: int, core: int, draft: str | None = None) -> str:
     """The exact command line of one server (environment included, so the record shows it)."""
     env = {**SERVER_ENV, "VLLM_CPU_OMP_THREADS_BIND": str(core)}
-    argv = ["env", *(f"{k}={v}" for k, v in env.items()), sys.executable, "-m", "vllm.entrypoints.openai.api_server",
-            "--model", model, "--served-model-name", SERVED, "--host", "127.0.0.1", "--port", str(port),
-            "--max-model-len", "512", "--max-num-seqs", "4", "--dtype", "float32", "--enforce-eager", "--seed", "0"]
+    # nice: on 2 cores the servers yield to the benchmark client, whose timestamps are the measurement
+    argv = ["nice", "-n", "10", "env", *(f"{k}={v}" for k, v in env.items()), sys.executable, "-m",
+            "vllm.entrypoints.openai.api_server", "--model", model, "--served-model-name", SERVED,
+            "--host", "127.0.0.1", "--port", str(port), "--max-model-len", "512", "--max-num-seqs", "4",
+            "--dtype", "float32", "--enforce-eager", "--seed", "0"]
     if draft is not None:
         spec = {"method": "draft_model", "model": draft, "num_speculative_tokens": K}
         argv += ["--speculative-config", json.dumps(spec), "--per-request-spec-decode-metrics", "summary"]
@@ -303,7 +305,9 @@ def test_summary_and_comparison_keys(paired: dict[str, Any]) -> None:
         assert s["total_input_tokens"] == N_PROMPTS * INPUT_TOKENS
         assert s["total_output_tokens"] == sum(r["output_tokens"] for r in read_requests(paired["out"] / arm)
                                                if r["phase"] == "measured")
-        assert s["output_throughput"] > 0 and s["median_tpot_ms"] > 0 and s["duration"] > 0
+        assert s["output_throughput"] > 0 and s["duration"] > 0
+        # timings are numbers; not > 0: a client starved by other load can read a whole stream at once (TPOT 0)
+        assert all(isinstance(s[k], float) and s[k] >= 0 for k in BENCH_SERVE_KEYS if k.endswith("_ms")), s
         for key in ("tokens_per_chunk", "median_itl_per_token_ms", "warnings", "client_overhead"):
             assert key in s
     comp = json.loads((paired["out"] / "comparison.json").read_text())
