@@ -331,6 +331,9 @@ def test_record_passes_audit(paired: dict[str, Any], servers: Servers) -> None:
     report = run_audit(Ledger.load(ledger))
     errors = [f"{f.code} {f.record} {f.field}: {f.message}" for f in report.findings if f.severity == "error"]
     assert errors == []
+    audit = subprocess.run([sys.executable, "-m", "benchledger", "audit", "--ledger", str(ledger)],
+                           capture_output=True, text=True, timeout=120)
+    assert audit.returncode == 0, audit.stdout[-3000:] + audit.stderr[-3000:]
     rec = load_record(record_path)
     assert rec.subject.engine == "vllm" and rec.subject.engine_version == servers.version
     spec_arm = next(a for a in rec.arms if a.name == "spec")
