@@ -44,14 +44,14 @@ pytestmark = [pytest.mark.vllm, pytest.mark.timeout(420)]
 
 HERE = Path(__file__).parent
 K = 3  # draft tokens per step
-DEEP_SCALE = 0.3  # target's second layer ×0.3 → the one-layer draft agrees on roughly half the greedy tokens
+DEEP_SCALE = 0.3  # target's layer 2 ×0.3: the 1-layer draft picks ~60 % of greedy tokens (acceptance ~0.37, k=3)
 N_PROMPTS, WARMUP, CONCURRENCY, ROUND_SIZE = 24, 2, 2, 4
 INPUT_TOKENS, OUTPUT_TOKENS = 16, 32
 RECORD_ID = "test-vllm-paired"
 SERVED = "tiny"
 CHUNK_SLACK = 0.02
-"""Observed tokens per decode chunk may fall this far (relative) below the derived lower bound: a step whose text is
-empty (a special token) sends no content chunk, so its tokens ride on the next one."""
+"""Observed tokens per decode chunk may fall this far (relative) below the derived lower bound: a last step whose
+text is empty (EOS, another special token) sends no content chunk, so its tokens are in no chunk's count."""
 COALESCE_TOLERANCE = 0.15
 """Observed tokens per decode chunk may exceed the counters' mean acceptance length by this much (relative): vLLM
 merges the outputs of several steps into one chunk when its API server falls behind the engine (on 2 busy cores the
@@ -283,7 +283,9 @@ def test_response_shapes_parse(paired: dict[str, Any], servers: Servers) -> None
             assert r["chunk_token_source"] == "continuous_usage" and r["output_tokens_source"] == "usage"
             assert r["input_tokens"] == r["prompt_input_tokens"] == INPUT_TOKENS  # exact, via vLLM's /tokenize
             assert r["finish_reason"] in ("length", "stop")
-            assert sum(r["chunk_tokens"]) == r["output_tokens"] <= OUTPUT_TOKENS
+            assert sum(r["chunk_tokens"]) <= r["output_tokens"] <= OUTPUT_TOKENS
+            # every token is in some chunk's usage delta, unless the stream ended on a text-less token (EOS)
+            assert sum(r["chunk_tokens"]) == r["output_tokens"] or r["finish_reason"] == "stop"
             assert r["chunk_times"] == sorted(r["chunk_times"]) and r["t_sent"] <= r["chunk_times"][0] <= r["t_end"]
             assert (r["spec"] is None) == (arm == "base")
     base = paired["summaries"]["base"]
@@ -356,7 +358,7 @@ def test_chat_endpoint_shapes(servers: Servers, tmp_path: Path) -> None:
             assert r["ok"], r
             assert r["response_id"].startswith("chatcmpl-")
             assert r["chunk_token_source"] == "continuous_usage" and r["output_tokens_source"] == "usage"
-            assert 0 < sum(r["chunk_tokens"]) == r["output_tokens"] <= 16
+            assert 0 < sum(r["chunk_tokens"]) <= r["output_tokens"] <= 16
     s = json.loads((out / "spec" / "summary.json").read_text())
     assert s["spec_decode_draft_tokens"] > 0
     assert s["spec_decode_from_responses"]["draft_tokens"] == s["spec_decode_draft_tokens"]
