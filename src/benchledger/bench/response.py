@@ -88,9 +88,8 @@ def parse_stream(raw: RawStream, origin: float) -> dict[str, Any]:
                 delta = 1
             times.append(t - origin)
             tokens.append(delta)
-        elif isinstance(usage, dict) and usage_cum is not None and isinstance(usage.get("completion_tokens"), int):
-            # tokens that produced no text (e.g. held-back partial UTF-8) show up in the next usage
-            usage_cum = int(usage["completion_tokens"])
+        # a chunk without text (held-back partial UTF-8, a special token) leaves usage_cum alone: its tokens are
+        # counted in the next chunk with text, when the reader sees them
         timings = obj.get("timings")
         if isinstance(timings, dict) and "draft_n" in timings:
             rec["spec"] = {
