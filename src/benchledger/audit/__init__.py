@@ -20,8 +20,9 @@ def run_audit(ledger: Ledger, *, only: set[str] | None = None) -> AuditReport:
             if only and name not in only and name.split(".")[0] not in only:
                 continue
             findings.extend(check(ctx))
-    waivers, problems = load_waivers(ledger.root)
-    return AuditReport(apply_waivers(findings + problems, waivers), records_checked=len(ledger) + len(ledger.errors))
+        waivers, problems = load_waivers(ledger.root)
+        return AuditReport(apply_waivers(findings + problems, waivers),
+                           records_checked=len(ledger) + len(ledger.errors))
 
 
 __all__ = ["AuditContext", "AuditReport", "Finding", "Severity", "run_audit"]
