@@ -175,3 +175,30 @@ def test_server_closing_idle_keep_alive_connections_loses_nothing(tmp_path: Path
     s = session.outputs[0]["summaries"]["base"]
     assert s["completed"] == 10 and s["failed"] == 0
     assert len({t["t_accept"] for t in truth.values()}) == len(truth)  # every request needed a new connection
+
+
+def test_no_secret_reaches_any_output(tmp_path: Path) -> None:
+    """An API key from the environment and a token in a launch command appear in no file of the run."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = Path(__file__).resolve().parents[1] / "fakes" / "openai_server.py"
+    launch_cmd = (f"env FAKE_UPSTREAM_TOKEN=tok-launch-secret-77 {sys.executable} {server} --port {port} "
+                  f"--ready-file {tmp_path / 'ready'}")
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "benchledger", "bench", "--arm", f"base=http://127.0.0.1:{port}",
+           "--launch", f"base={launch_cmd}", "--api-key-env", "BL_TEST_KEY", "-c", "1", "--num-prompts", "3",
+           "--warmup", "0", "--output-tokens", "4", "--out", str(out), "--json"]
+    env = {**os.environ, "BL_TEST_KEY": "sk-client-secret-42", "PYTHONPATH": str(Path.cwd())}
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert any(p.name == "environment.json" for p in files)
+    for path in files:
+        text = path.read_text(errors="replace")
+        assert "sk-client-secret-42" not in text, path
+        assert "tok-launch-secret-77" not in text, path
+    assert "sk-client-secret-42" not in done.stdout + done.stderr
+    assert "FAKE_UPSTREAM_TOKEN=***" in (out / "environment.json").read_text()

@@ -21,6 +21,7 @@ from typing import Any
 from benchledger.bench.launch import Launched, engine_info, launch
 from benchledger.bench.outputs import write_json
 from benchledger.bench.record import RecordTarget, build_record
+from benchledger.bench.redact import redact_file, redact_value
 from benchledger.bench.report import write_point_outputs
 from benchledger.bench.run import PointResult, Progress, RunConfig, Runner
 
@@ -46,7 +47,7 @@ def environment(config: RunConfig, engines: dict[str, dict[str, Any]]) -> dict[s
     """``environment.json``: client host, software, exact command line, engines (never the API key)."""
     from benchledger import __version__ as version
 
-    return {
+    env: dict[str, Any] = redact_value({
         "benchledger_version": version,
         "python": sys.version,
         "platform": platform.platform(),
@@ -65,7 +66,8 @@ def environment(config: RunConfig, engines: dict[str, dict[str, Any]]) -> dict[s
         "warmup": config.warmup,
         "timeout": config.timeout,
         "engines": engines,
-    }
+    }, [config.api_key])
+    return env
 
 
 def run_session(config: RunConfig, progress: Progress | None = None, *, launch_timeout: float = 300.0,
@@ -94,6 +96,8 @@ def run_session(config: RunConfig, progress: Progress | None = None, *, launch_t
     finally:
         for eng in launched:
             eng.stop()
+            redact_file(eng.log_path, [config.api_key])
+    engines = redact_value(engines, [config.api_key])
     result = SessionResult(out=config.out, points=points, outputs=outputs, interrupted=runner.stopping,
                            engines=engines)
     if record is not None and points:

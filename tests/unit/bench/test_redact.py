@@ -1,0 +1,34 @@
+"""Secrets never reach run outputs: flags, env assignments, bearer tokens, URL credentials, known values."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchledger.bench.redact import MASK, redact, redact_value
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("vllm serve m --api-key sk-abc123 --port 8000", "sk-abc123"),
+    ("vllm serve m --api-key=sk-abc123", "sk-abc123"),
+    ("llama-server --hf-token 'hf_XYZ987'", "hf_XYZ987"),
+    ("env HF_TOKEN=hf_XYZ987 vllm serve m", "hf_XYZ987"),
+    ("OPENAI_API_KEY=\"sk-q\" bench", "sk-q"),
+    ("Authorization: Bearer tok-55aa", "tok-55aa"),
+    ("http://alice:pw123@10.0.0.1:8000/v1", "pw123"),
+    ("non-default args: {'api_key': 'sk-from-log', 'port': 8000}", "sk-from-log"),
+])
+def test_patterns_are_masked(text: str, secret: str) -> None:
+    out = redact(text)
+    assert secret not in out
+    assert MASK in out
+
+
+def test_known_secret_values_are_masked_anywhere() -> None:
+    out = redact_value({"argv": ["bench", "--note", "key was s3cr3t-value"], "n": 3}, ["s3cr3t-value"])
+    assert out == {"argv": ["bench", "--note", f"key was {MASK}"], "n": 3}
+
+
+def test_ordinary_text_is_untouched() -> None:
+    text = ("vllm serve Qwen/Qwen3-8B --max-num-seqs 32 --max-tokens 256 --tokenizer Qwen/Qwen3-8B "
+            "--speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":3}' tokens=128")
+    assert redact(text) == text
