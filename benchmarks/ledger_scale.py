@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from benchledger.audit import run_audit
 from benchledger.ledger import Ledger, dump_record
 from benchledger.ledger.index import build_index
+from benchledger.ledger.store import freeze_for_process
 from benchledger.schema import RECORD_ADAPTER
 
 from ledger_builder import benchmark, reference_records, source
@@ -48,6 +49,7 @@ def measure(count: int, with_site: bool) -> dict[str, float]:
         generate(root, count)
         t0 = time.perf_counter()
         ledger = Ledger.load(root)
+        freeze_for_process()  # as the CLI does after loading (see benchledger.cli.options.load)
         t1 = time.perf_counter()
         report = run_audit(ledger)
         t2 = time.perf_counter()

@@ -21,8 +21,11 @@ def console(stderr: bool = False) -> Console:
 def load(ledger_dir: Path | None, *, strict: bool = False):  # type: ignore[no-untyped-def]
     """Load a ledger (lazy import keeps ``--help`` fast)."""
     from benchledger.ledger import Ledger
+    from benchledger.ledger.store import freeze_for_process
 
-    return Ledger.load(ledger_dir, strict=strict)
+    ledger = Ledger.load(ledger_dir, strict=strict)
+    freeze_for_process()  # a CLI process is short-lived: keep the collector off the loaded records
+    return ledger
 
 
 __all__ = ["LedgerOption", "console", "load"]

@@ -77,20 +77,24 @@ class Ledger:
 
 @contextmanager
 def gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC while building many small objects, then freeze what survived.
-
-    Without this the collector rescans every loaded record over and over (and once more, in full, right after
-    re-enabling). Frozen objects are still freed by reference counting; only cyclic garbage among them would
-    wait, and records hold no cycles.
-    """
+    """Pause the cyclic GC while building many small objects (it would rescan them over and over)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        gc.freeze()
         if enabled:
             gc.enable()
 
 
-__all__ = ["Ledger", "gc_paused"]
+def freeze_for_process() -> None:
+    """Move every object alive now out of the cyclic collector's reach (``gc.freeze``).
+
+    For short-lived processes (the CLI) after loading a big ledger: otherwise the collector rescans every record
+    on each full collection, which makes audit + index grow faster than linearly. Frozen objects are still freed
+    by reference counting. Library code never calls this; it is a process-wide policy.
+    """
+    gc.freeze()
+
+
+__all__ = ["Ledger", "freeze_for_process", "gc_paused"]

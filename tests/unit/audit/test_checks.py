@@ -118,3 +118,10 @@ def test_contested_must_link(tmp_path: Path) -> None:
     data["status"] = "contested"
     root = write_all(tmp_path / "ledger", [source(), *reference_records(), data])
     assert "contested.unlinked" in codes(root, "warning")
+
+
+def test_secret_in_a_record_is_an_error(tmp_path: Path) -> None:
+    data = benchmark()
+    data["body"] = "server started with --api-key sk-proj-AbCdEfGhIjKlMnOpQrStUv123\n"
+    root = write_all(tmp_path / "ledger", [source(), *reference_records(), data])
+    assert "secrets.suspected" in codes(root)

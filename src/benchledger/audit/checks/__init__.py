@@ -18,6 +18,7 @@ from benchledger.audit.checks import (
     provenance_source_hash,
     references_resolve,
     schema_valid,
+    secrets_in_text,
 )
 from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
@@ -37,6 +38,7 @@ CHECKS: list[tuple[str, Check]] = [
     ("arms.baseline", arms_baseline.check),
     ("duplicates.records", duplicates_records.check),
     ("contested.links", contested_links.check),
+    ("secrets.in-text", secrets_in_text.check),
     ("physics.above-ceiling", physics_above_ceiling.check),
 ]
 
