@@ -120,7 +120,7 @@ def advise_cmd(
     ledger_dir: Path | None = LedgerOption,
 ) -> None:
     """Rank spec on/off and k, weight format and device count by predicted tok/s, with reasons."""
-    from benchledger.perfmodel.advise import DEFAULT_ALPHA, advise
+    from benchledger.perfmodel.advise import DEFAULT_ALPHA, FORMAT_CAVEAT, advise, target_verdict
     from benchledger.perfmodel.inputs import params_for, scenario_for
     from benchledger.schema import Format
 
@@ -147,8 +147,10 @@ def advise_cmd(
                      ks=list(range(1, k_max + 1)), rates=rates, method=method, target_tok_s=target_tok_s)
     rows = [o.to_json() for o in options]
     note = None if rates else f"acceptance: default i.i.d. α={DEFAULT_ALPHA} (pass --acceptance)"
+    verdict = target_verdict(options, target_tok_s)
     if as_json:
-        print(json.dumps({"options": rows, "acceptance_note": note, "formats_skipped": unusable}, indent=2))
+        print(json.dumps({"options": rows, "target": verdict, "acceptance_note": note, "format_note": FORMAT_CAVEAT,
+                          "formats_skipped": unusable}, indent=2))
         return
     from rich.table import Table
 
@@ -158,8 +160,9 @@ def advise_cmd(
                       str(row["speedup"] or ""), str(row["reason"]))
     out = console()
     out.print(table)
-    for line in ([note] if note else []) + [f"skipped {u}" for u in unusable]:
-        out.print(line)
+    for line in [verdict, note, FORMAT_CAVEAT, *(f"skipped {u}" for u in unusable)]:
+        if line:
+            out.print(line)
 
 
 def calibrate_cmd(

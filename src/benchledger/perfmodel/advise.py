@@ -119,4 +119,25 @@ def advise(
     return ranked
 
 
-__all__ = ["DEFAULT_ALPHA", "Option", "advise", "explain", "fits"]
+FORMAT_CAVEAT = ("formats are compared by bytes per parameter (and compute peaks); whether this hardware and engine "
+                 "run a format natively is not checked")
+
+
+def target_verdict(options: list[Option], target_tok_s: float | None) -> str | None:
+    """One sentence: which options meet the per-stream target, or how far the best one falls short."""
+    if target_tok_s is None:
+        return None
+    predicted = [o for o in options if o.prediction is not None]
+    if not predicted:
+        return f"target {target_tok_s:g} tok/s per stream: no option could be predicted"
+    met = [o for o in predicted if o.meets_target]
+    if met:
+        return (f"target {target_tok_s:g} tok/s per stream: met by {len(met)} option(s); best "
+                f"{met[0].label} at {met[0].prediction.tok_s_per_stream:.1f} tok/s")  # type: ignore[union-attr]
+    best = max(predicted, key=lambda o: o.prediction.tok_s_per_stream)  # type: ignore[union-attr]
+    tok_s = best.prediction.tok_s_per_stream  # type: ignore[union-attr]
+    return (f"target {target_tok_s:g} tok/s per stream: NOT met by any option; best {best.label} at "
+            f"{tok_s:.1f} tok/s ({target_tok_s / tok_s:.2f}x short)")
+
+
+__all__ = ["DEFAULT_ALPHA", "FORMAT_CAVEAT", "Option", "advise", "explain", "fits", "target_verdict"]
