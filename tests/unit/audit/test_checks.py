@@ -125,3 +125,10 @@ def test_secret_in_a_record_is_an_error(tmp_path: Path) -> None:
     data["body"] = "server started with --api-key sk-proj-AbCdEfGhIjKlMnOpQrStUv123\n"
     root = write_all(tmp_path / "ledger", [source(), *reference_records(), data])
     assert "secrets.suspected" in codes(root)
+
+
+def test_record_without_history_is_flagged(tmp_path: Path) -> None:
+    data = benchmark()
+    data["history"] = []
+    root = write_all(tmp_path / "ledger", [source(), *reference_records(), data])
+    assert "history.missing" in codes(root, "warning")

@@ -9,6 +9,7 @@ from benchledger.audit.checks import (
     conditions_missing,
     contested_links,
     duplicates_records,
+    history_present,
     identity_filename,
     physics_above_ceiling,
     provenance_measured_run,
@@ -38,6 +39,7 @@ CHECKS: list[tuple[str, Check]] = [
     ("arms.baseline", arms_baseline.check),
     ("duplicates.records", duplicates_records.check),
     ("contested.links", contested_links.check),
+    ("history.present", history_present.check),
     ("secrets.in-text", secrets_in_text.check),
     ("physics.above-ceiling", physics_above_ceiling.check),
 ]
