@@ -147,6 +147,9 @@ def arm_spec(record: Benchmark, arm: Arm, engine: str) -> SpecConfig | str | Non
     k = number(spec.k)
     if k is None:
         return "speculative k unknown"
+    if spec.method == "draft-model":
+        # the arm's ``draft`` names the checkpoint as the source wrote it, not a ledger model id
+        return "draft-model arm: the draft model's architecture is not resolved from the ledger"
     acc = arm.acceptance
     rates: tuple[float, ...] = ()
     al: float | None = None

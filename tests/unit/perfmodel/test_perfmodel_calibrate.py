@@ -61,3 +61,17 @@ def test_arms_with_unknown_input_length_are_skipped_unless_a_context_is_assumed(
     results, _ = calibrate_ledger(ledger, unknown_context=1000)
     assert len(results) == 1
     assert "context 1000 assumed" in results[0][0].body
+
+
+def test_draft_model_arms_are_skipped_with_a_reason_not_a_crash(tmp_path: Path) -> None:
+    # a draft-model arm names its draft checkpoint as free text, so the draft's architecture is unknown
+    from benchledger.schema import Speculative
+
+    write_reference(tmp_path)
+    spec_arm = arm("c1-draft", 30.0, 1, k=4, al=3.0, baseline="c1-base").model_copy(
+        update={"speculative": Speculative(method="draft-model", k=4, draft="some-1b-draft-q8_0")})
+    write_record(tmp_path, benchmark("draft-pair", [arm("c1-base", 10.0, 1), spec_arm]))
+    ledger = Ledger.load(tmp_path)
+    results, skipped = calibrate_ledger(ledger)
+    assert ("draft-pair#c1-draft", "draft-model arm: the draft model's architecture is not resolved from the ledger") in skipped
+    assert [list(record.fitted_from) for record, _ in results] == [["draft-pair#c1-base"]]
