@@ -84,6 +84,17 @@ def step_bound(model: ModelSpec, *, batch: float, context: float, query_tokens: 
                            peak=peak))
 
 
+def any_batch_aggregate(model: ModelSpec, devices: int, peak: float | None) -> float | None:
+    """Aggregate tok/s no batch size can beat: D·P / (2·(active body + lm_head)) FLOPs per generated token.
+
+    Each generated token passes through the target at least once (a verified draft too), and each pass costs at
+    least two FLOPs per active parameter; attention and overheads only add. None without a compute peak.
+    """
+    if not peak:
+        return None
+    return devices * peak / (2.0 * (model.body_params_active + model.lm_head_params))
+
+
 class CeilingInputs:
     """Reference inputs of the ceiling, resolved once per id for one ledger (model, hardware, formats).
 
@@ -187,7 +198,11 @@ def arm_ceiling(ledger: Ledger, record: Benchmark, arm: Arm, inputs: CeilingInpu
     if peak is None:
         notes.append(f"{hw.id} publishes no tensor peak: memory bound only")
     if batch is None:
-        notes.append("concurrency unknown: per-stream bound at B=1, no aggregate bound")
+        if peak:
+            notes.append("concurrency unknown: per-stream bound at B=1; aggregate bound from compute alone "
+                         "(holds at any batch: every generated token costs ≥ 2·active FLOPs)")
+        else:
+            notes.append("concurrency unknown: per-stream bound at B=1, no aggregate bound")
     t_mem, t_comp = step_bounds(model, batch=float(batch or 1), context=context, query_tokens=query_tokens,
                                 weight_bytes=w, kv_bytes=kv_bytes, devices=int(devices), bandwidth=hw.bandwidth,
                                 peak=peak)
@@ -195,7 +210,7 @@ def arm_ceiling(ledger: Ledger, record: Benchmark, arm: Arm, inputs: CeilingInpu
     per_stream = query_tokens / t_min
     return Ceiling(
         tok_s_per_stream=per_stream,
-        aggregate_tok_s=None if batch is None else per_stream * batch,
+        aggregate_tok_s=per_stream * batch if batch is not None else any_batch_aggregate(model, int(devices), peak),
         tpot_ms=1e3 * t_min / query_tokens,
         step_ms=1e3 * t_min,
         query_tokens=query_tokens,

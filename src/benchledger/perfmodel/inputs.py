@@ -27,6 +27,7 @@ from benchledger.schema import (
     Interconnect,
     ModelArch,
     Quantity,
+    Unknown,
     condition_value,
     effective_subject,
     effective_workload,
@@ -182,6 +183,14 @@ def arm_concurrency(record: Benchmark, arm: Arm) -> int | None:
     return None if value is None else max(int(value), 1)
 
 
+def _open_loop(record: Benchmark, arm: Arm) -> bool:
+    """Offline / request-rate runs (e.g. throughput tables at an infinite rate): a concurrency of 1 would be a
+    false assumption, so accuracy studies never assume one for them."""
+    wl = effective_workload(record, arm)
+    return wl.scenario in ("offline", "request-rate") or (wl.request_rate is not None and not isinstance(
+        wl.request_rate, Unknown))
+
+
 @dataclass(frozen=True)
 class ArmScenario:
     """An arm turned into a scenario (or the reason it could not be), plus what was assumed."""
@@ -203,7 +212,7 @@ def arm_scenario(ledger: Ledger, record: Benchmark, arm: Arm, *, unknown_context
     weights = text(subject.weights)
     devices = number(subject.accelerator_count)
     concurrency = arm_concurrency(record, arm)
-    if concurrency is None and unknown_concurrency is not None:
+    if concurrency is None and unknown_concurrency is not None and not _open_loop(record, arm):
         concurrency = unknown_concurrency
         assumed.append(f"concurrency {unknown_concurrency} assumed (unknown)")
     context = arm_context(record, arm)

@@ -67,3 +67,20 @@ def test_unknown_weight_format_gives_an_info_finding(ledger_dir: Path) -> None:
     findings = list(physics_above_ceiling.check(AuditContext(Ledger.load(ledger_dir))))
     assert [(f.code, f.severity) for f in findings] == [("physics.ceiling-unknown", "info")]
     assert "weight format unknown" in findings[0].message
+
+
+def test_unknown_concurrency_still_bounds_aggregate_throughput_by_compute(ledger_dir: Path) -> None:
+    from benchledger.schema import Unknown
+
+    vh = 248320 * 5120
+    bound = 500e12 / (2 * (27e9 - vh))  # dense fp4 peak (1000 TF sparse / 2) over 2 FLOPs per active param
+    unknown = Unknown(unknown="source_omits")
+    write_record(ledger_dir, benchmark("b-any", [arm("fast", 2 * bound, unknown), arm("ok", 0.5 * bound, unknown)]))
+    ledger = Ledger.load(ledger_dir)
+    record = ledger.get("b-any")
+    assert isinstance(record, Benchmark)
+    ceiling = arm_ceiling(ledger, record, record.arms[0])
+    assert not isinstance(ceiling, str)
+    assert ceiling.aggregate_tok_s == pytest.approx(bound, rel=1e-9)
+    findings = list(physics_above_ceiling.check(AuditContext(ledger)))
+    assert [f.field for f in findings if f.code == "physics.above-ceiling"] == ["arms.fast.results.0"]
