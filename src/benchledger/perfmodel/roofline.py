@@ -157,12 +157,16 @@ def allreduce_terms(count: int, tokens: float, hidden: int, hw: HardwareSpec, tp
     return [Term(name, count * per_call, count * payload, 0.0, "fixed", f"{count} all-reduces over TP={tp}")]
 
 
+def with_overhead(terms: list[Term], eff: Efficiency) -> StepTime:
+    """A step made of ``terms`` plus the per-step overhead t0 (when non-zero)."""
+    if eff.t0 > 0:
+        terms = [*terms, Term("overhead", eff.t0, bound="fixed", detail="per-step overhead t0")]
+    return StepTime(tuple(terms))
+
+
 def step_time(cfg: StepConfig, eff: Efficiency) -> StepTime:
     """One plain (or verify) step: forward terms + per-step overhead t0."""
-    terms = forward_terms(cfg, eff)
-    if eff.t0 > 0:
-        terms.append(Term("overhead", eff.t0, bound="fixed", detail="per-step overhead t0"))
-    return StepTime(tuple(terms))
+    return with_overhead(forward_terms(cfg, eff), eff)
 
 
 __all__ = [
@@ -176,4 +180,5 @@ __all__ = [
     "kv_shards",
     "op_time",
     "step_time",
+    "with_overhead",
 ]

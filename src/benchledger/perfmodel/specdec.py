@@ -24,6 +24,7 @@ from benchledger.perfmodel.roofline import (
     forward_terms,
     kv_shards,
     op_time,
+    with_overhead,
 )
 
 HEAD_METHODS = ("mtp", "eagle", "eagle3", "medusa", "other")
@@ -123,10 +124,7 @@ def spec_step_time(cfg: StepConfig, spec: SpecConfig, eff: Efficiency) -> StepTi
     """One speculative step: k drafts + verify over T = k+1 tokens + t0."""
     writes = spec.query_tokens if spec.state_snapshots else 1
     verify_cfg = replace(cfg, query_tokens=spec.query_tokens, state_writes=writes)
-    terms = draft_terms(cfg, spec, eff) + forward_terms(verify_cfg, eff)
-    if eff.t0 > 0:
-        terms.append(Term("overhead", eff.t0, bound="fixed", detail="per-step overhead t0"))
-    return StepTime(tuple(terms))
+    return with_overhead(draft_terms(cfg, spec, eff) + forward_terms(verify_cfg, eff), eff)
 
 
 __all__ = [
