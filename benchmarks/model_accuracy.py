@@ -17,6 +17,7 @@ import json
 import math
 import statistics
 from collections import defaultdict
+from collections.abc import Iterator
 
 from benchledger.ledger import Ledger
 from benchledger.perfmodel.calibrate import Observation, fit, observations, predicted
@@ -28,6 +29,18 @@ def _tok_s(value: float, metric: str) -> float:
     return 1000.0 / value if metric == "tpot" else value
 
 
+def spec_pairs(obs: list[Observation], baselines: dict[str, str]
+               ) -> Iterator[tuple[Observation, Observation, float]]:
+    """Each speculative observation with its baseline observation and the measured speedup."""
+    by_ref = {o.ref: o for o in obs}
+    for o in obs:
+        base_ref = baselines.get(o.ref)
+        if o.scenario.spec is None or not base_ref or base_ref not in by_ref:
+            continue
+        b = by_ref[base_ref]
+        yield o, b, _tok_s(o.value, o.metric) / _tok_s(b.value, b.metric)
+
+
 def _record_arm(ref: str) -> tuple[str, str]:
     record, _, arm = ref.partition("#")
     return record, arm
@@ -36,7 +49,11 @@ def _record_arm(ref: str) -> tuple[str, str]:
 def evaluate(obs: list[Observation], baselines: dict[str, str]) -> dict[str, object]:
     """Leave-one-source-out predictions for every observation, then the error and speedup-side statistics."""
     by_ref = {o.ref: o for o in obs}
-    sources = sorted({s for o in obs for s in o.sources})
+    def origin(o: Observation) -> frozenset[str]:
+        """What to hold out: the arm's sources, or its own record when it cites none (a measured run)."""
+        return frozenset(o.sources) or frozenset({_record_arm(o.ref)[0]})
+
+    sources = sorted({s for o in obs for s in origin(o)})
     held_pred: dict[str, float] = {}
     calibrated: dict[str, bool] = {}
     fit_cache: dict[tuple[tuple[str, str], frozenset[str]], Efficiency | None] = {}
@@ -44,18 +61,18 @@ def evaluate(obs: list[Observation], baselines: dict[str, str]) -> dict[str, obj
     def params_without(key: tuple[str, str], excluded: frozenset[str]) -> Efficiency | None:
         cache_key = (key, excluded)
         if cache_key not in fit_cache:
-            train = [o for o in obs if o.key == key and not excluded.intersection(o.sources)]
+            train = [o for o in obs if o.key == key and not excluded.intersection(origin(o))]
             fit_cache[cache_key] = fit(train).eff if train else None
         return fit_cache[cache_key]
 
     for source in sources:
-        for o in (o for o in obs if source in o.sources):
+        for o in (o for o in obs if source in origin(o)):
             if o.ref in held_pred:
                 continue
-            excluded = frozenset(o.sources)
+            excluded = origin(o)
             base_ref = baselines.get(o.ref)
             if base_ref and base_ref in by_ref:
-                excluded |= frozenset(by_ref[base_ref].sources)
+                excluded |= origin(by_ref[base_ref])
             eff = params_without(o.key, excluded)
             calibrated[o.ref] = eff is not None
             held_pred[o.ref] = _tok_s(predicted(predict(o.scenario, Params(eff or Efficiency())), o.metric), o.metric)
@@ -74,12 +91,7 @@ def evaluate(obs: list[Observation], baselines: dict[str, str]) -> dict[str, obj
                      "predicted_tok_s": round(held_pred[o.ref], 3), "abs_pct_error": round(err, 1),
                      "metric": o.metric, "calibrated": calibrated[o.ref], "assumed": list(o.assumed)})
     speedups = []
-    for o in obs:
-        base_ref = baselines.get(o.ref)
-        if o.scenario.spec is None or not base_ref or base_ref not in by_ref:
-            continue
-        b = by_ref[base_ref]
-        measured_s = _tok_s(o.value, o.metric) / _tok_s(b.value, b.metric)
+    for o, _b, measured_s in spec_pairs(obs, baselines):
         predicted_s = held_pred[o.ref] / held_pred[f"{o.ref}@base"]
         right = (measured_s > 1.0) == (predicted_s > 1.0)
         speedups.append({"arm": o.ref, "measured": round(measured_s, 3), "predicted": round(predicted_s, 3),
@@ -147,15 +159,9 @@ def main() -> None:
 
 def in_sample_speedups(obs: list[Observation], baselines: dict[str, str]) -> list[dict[str, object]]:
     """Speedups predicted with each group's parameters fitted on all of its arms (not held out)."""
-    by_ref = {o.ref: o for o in obs}
     fits = {key: fit([o for o in obs if o.key == key]).eff for key in {o.key for o in obs}}
     out: list[dict[str, object]] = []
-    for o in obs:
-        base_ref = baselines.get(o.ref)
-        if o.scenario.spec is None or not base_ref or base_ref not in by_ref:
-            continue
-        b = by_ref[base_ref]
-        measured_s = _tok_s(o.value, o.metric) / _tok_s(b.value, b.metric)
+    for o, _b, measured_s in spec_pairs(obs, baselines):
         p = predict(o.scenario, Params(fits[o.key]))
         assert p.speedup is not None
         out.append({"arm": o.ref, "measured": round(measured_s, 3), "predicted": round(p.speedup, 3),
