@@ -108,6 +108,10 @@ class Acceptance(StrictModel):
 
     rate: Quantity | None = Field(default=None, description="accepted / drafted tokens (fraction 0..1 or %).")
     mean_length: Quantity | None = Field(default=None, description="1 + accepted / drafts (bonus included).")
+    mean_length_min: Quantity | None = Field(
+        default=None, description="Low end, when the source gives the mean length only as a range (with _max)."
+    )
+    mean_length_max: Quantity | None = Field(default=None, description="High end of that range (with _min).")
     per_position: list[Quantity] = Field(default_factory=list, description="Unconditional survival per position.")
     definition: str = Field(
         default="", description="e.g. 'vllm-counters-windowed', 'vllm-log-last-20-windows', 'source-text'."
@@ -118,7 +122,16 @@ class Acceptance(StrictModel):
 
     @model_validator(mode="after")
     def _stated_or_unknown(self) -> Acceptance:
-        stated = self.rate is not None or self.mean_length is not None or bool(self.per_position)
+        low, high = self.mean_length_min, self.mean_length_max
+        if (low is None) != (high is None):
+            raise ValueError("a mean-length range needs both 'mean_length_min' and 'mean_length_max'")
+        if low is not None and high is not None:
+            if self.mean_length is not None:
+                raise ValueError("give 'mean_length' or a range (mean_length_min/_max), not both")
+            if low.value > high.value:
+                raise ValueError(f"mean_length_min {low.value} is above mean_length_max {high.value}")
+        stated = (self.rate is not None or self.mean_length is not None or low is not None
+                  or bool(self.per_position))
         if stated and self.unknown:
             raise ValueError("acceptance values are given, so 'unknown' must not be set")
         if not stated and not self.unknown:
