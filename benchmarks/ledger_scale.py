@@ -18,8 +18,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from benchledger.audit import run_audit
+from benchledger.catalog.build import build_catalog
 from benchledger.ledger import Ledger, dump_record
-from benchledger.ledger.index import build_index
 from benchledger.ledger.store import freeze_for_process
 from benchledger.schema import RECORD_ADAPTER
 
@@ -53,7 +53,7 @@ def measure(count: int, with_site: bool) -> dict[str, float]:
         t1 = time.perf_counter()
         report = run_audit(ledger)
         t2 = time.perf_counter()
-        con = build_index(ledger, Path(tmp) / "index.duckdb", findings=[f.as_row() for f in report.findings])
+        con = build_catalog(ledger, Path(tmp) / "index.duckdb", findings=[f.as_row() for f in report.findings])
         con.close()
         t3 = time.perf_counter()
         out = {"load": t1 - t0, "audit": t2 - t1, "index": t3 - t2, "total": t3 - t0}

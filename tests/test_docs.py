@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchledger.ledger.viewdocs import DOCS_PATH, render_for_empty_ledger
+from benchledger.catalog.viewdocs import DOCS_PATH, render_for_empty_ledger
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_index_docs_fresh_and_complete() -> None:
     expected = render_for_empty_ledger()
     assert "UNDOCUMENTED" not in expected
-    assert DOCS_PATH.read_text(encoding="utf-8") == expected, "run `python -m benchledger.ledger.viewdocs`"
+    assert DOCS_PATH.read_text(encoding="utf-8") == expected, "run `python -m benchledger.catalog.viewdocs`"
 
 
 def test_readme_names_every_command() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from benchledger.audit import run_audit
+from benchledger.catalog.build import build_catalog
 from benchledger.ledger import Ledger, dump_record
-from benchledger.ledger.index import build_index
 from benchledger.ledger.paths import bundled_ledger_dir
 
 
@@ -17,7 +17,7 @@ def ledger() -> Ledger:
 
 @pytest.fixture(scope="module")
 def con(ledger: Ledger):  # type: ignore[no-untyped-def]
-    return build_index(ledger)
+    return build_catalog(ledger)
 
 
 def test_audit_has_no_errors(ledger: Ledger) -> None:

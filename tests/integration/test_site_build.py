@@ -151,7 +151,8 @@ def test_engine_page_puts_claims_next_to_measured_effects(tiny_site: Path) -> No
 
 def test_downloads_hold_the_ledger(tiny_site: Path) -> None:
     index = (tiny_site / "index.html").read_text(encoding="utf-8")
-    for name in ("ledger.json", "results.csv", "results.parquet", "comparisons.parquet", "arms.csv"):
+    for name in ("ledger.json", "results.csv", "results.parquet", "comparisons.parquet", "arms.csv",
+                 "spec_outcomes.csv", "spec_outcomes.parquet"):
         assert f'href="downloads/{name}"' in index
         assert (tiny_site / "downloads" / name).stat().st_size > 0
     records = json.loads((tiny_site / "downloads" / "ledger.json").read_text(encoding="utf-8"))["records"]

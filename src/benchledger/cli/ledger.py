@@ -100,10 +100,10 @@ def query(
     db: Path | None = typer.Option(None, "--db", help="Also keep the DuckDB file here."),
 ) -> None:
     """Run SQL against a freshly built index of the ledger."""
-    from benchledger.ledger.index import build_index
+    from benchledger.catalog.build import build_catalog
     from benchledger.ledger.index import query as run_query
 
-    con = build_index(load(ledger), db)
+    con = build_catalog(load(ledger), db)
     columns, rows = run_query(con, sql)
     if output is QueryFormat.csv:
         typer.echo(csv_text(columns, rows), nl=False)
@@ -118,7 +118,7 @@ def show(
     ledger: Path | None = LedgerOption,
 ) -> None:
     """Show one record: its file, derived comparisons, conditions and audit findings."""
-    from benchledger.ledger.index import build_index
+    from benchledger.catalog.build import build_catalog
     from benchledger.ledger.io import dump_record
 
     led = load(ledger)
@@ -126,7 +126,7 @@ def show(
     out = console()
     out.print(f"[bold]{record.title}[/]  ({record.kind}, {led.paths[record.id]})")
     out.print(dump_record(record), markup=False)
-    con = build_index(led)
+    con = build_catalog(led)
     if record.kind == "benchmark":
         for title, sql in _SHOW_QUERIES.items():
             cur = con.execute(sql, [record_id])
@@ -159,10 +159,10 @@ def export(
     ledger: Path | None = LedgerOption,
 ) -> None:
     """Export the index views as CSV, JSON or Parquet (one file per view)."""
+    from benchledger.catalog.build import build_catalog
     from benchledger.ledger.export import export_views
-    from benchledger.ledger.index import build_index
 
-    paths = export_views(build_index(load(ledger)), out, output_format.value)
+    paths = export_views(build_catalog(load(ledger)), out, output_format.value)
     console().print(f"wrote {len(paths)} files to {out}")
 
 
@@ -171,12 +171,12 @@ def coverage(
     write: bool = typer.Option(False, "--write", help="Write <ledger>/README.md instead of printing."),
 ) -> None:
     """Coverage of the ledger (sources, experiments, arms, hardware, engines, unknown conditions) as Markdown."""
+    from benchledger.catalog.build import build_catalog
     from benchledger.ledger.coverage import coverage_markdown
-    from benchledger.ledger.index import build_index
     from benchledger.ledger.io import atomic_write_text
 
     led = load(ledger)
-    text = coverage_markdown(build_index(led))
+    text = coverage_markdown(build_catalog(led))
     if write:
         atomic_write_text(led.root / "README.md", text)
         console().print(f"wrote {led.root / 'README.md'}")

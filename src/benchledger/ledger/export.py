@@ -1,4 +1,9 @@
-"""Export the index's public views as CSV, JSON or Parquet files (one file per view), via DuckDB ``COPY``."""
+"""Export every public view of an index as CSV, JSON or Parquet files (one file per view), via DuckDB ``COPY``.
+
+The output path reaches DuckDB as a query parameter and view names as quoted identifiers: nothing from the
+command line becomes SQL text. Rows are ordered by every column, on one thread, so the same index gives the
+same bytes.
+"""
 
 from __future__ import annotations
 
@@ -8,34 +13,45 @@ from typing import Literal
 import duckdb
 
 from benchledger.errors import LedgerError
+from benchledger.ledger.index import public_views, quote_identifier
 
 ExportFormat = Literal["csv", "json", "parquet"]
-EXPORT_VIEWS: tuple[str, ...] = (
-    "records", "sources", "benchmarks", "arms", "results", "conditions", "comparisons", "quoted_changes",
-    "accelerators", "models", "formats", "engines", "engine_claims", "findings",
-)
 _COPY_OPTIONS = {"csv": "FORMAT csv, HEADER true", "json": "FORMAT json, ARRAY true", "parquet": "FORMAT parquet"}
 
 
 def export_views(con: duckdb.DuckDBPyConnection, out_dir: Path | str, fmt: ExportFormat,
-                 views: tuple[str, ...] = EXPORT_VIEWS) -> list[Path]:
-    """Write each view to ``out_dir/<view>.<fmt>``, rows ordered deterministically; returns the paths."""
+                 views: tuple[str, ...] | None = None) -> list[Path]:
+    """Write each view (every public view when None) to ``out_dir/<view>.<fmt>``; returns the paths."""
     if fmt not in _COPY_OPTIONS:
         raise LedgerError(f"unknown export format {fmt!r}; expected csv, json or parquet")
+    available = public_views(con)
+    chosen = available if views is None else list(views)
+    missing = [v for v in chosen if v not in available]
+    if missing:
+        raise LedgerError(f"no view {', '.join(missing)} in the index (views: {', '.join(available)})")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    available = {row[0] for row in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
+    threads = con.execute("SELECT current_setting('threads')").fetchone()
+    con.execute("SET threads = 1")
     written: list[Path] = []
-    for view in views:
-        if view not in available:
-            continue
-        target = out / f"{view}.{fmt}"
-        tmp = out / f".{view}.{fmt}.tmp"
-        order = ", ".join(str(i + 1) for i in range(len(con.execute(f"SELECT * FROM {view} LIMIT 0").description)))
-        con.execute(f"COPY (SELECT * FROM {view} ORDER BY {order}) TO '{tmp}' ({_COPY_OPTIONS[fmt]})")
-        tmp.replace(target)
-        written.append(target)
+    try:
+        for view in chosen:
+            target = out / f"{view}.{fmt}"
+            tmp = out / f".{view}.{fmt}.tmp"
+            name = quote_identifier(view)
+            width = len(con.execute(f"SELECT * FROM {name} LIMIT 0").description)
+            order = ", ".join(str(i + 1) for i in range(width))
+            try:
+                con.execute(f"COPY (SELECT * FROM {name} ORDER BY {order}) TO ? ({_COPY_OPTIONS[fmt]})", [str(tmp)])
+                tmp.replace(target)
+            except BaseException:
+                tmp.unlink(missing_ok=True)
+                raise
+            written.append(target)
+    finally:
+        if threads:
+            con.execute(f"SET threads = {int(threads[0])}")
     return written
 
 
-__all__ = ["EXPORT_VIEWS", "ExportFormat", "export_views"]
+__all__ = ["ExportFormat", "export_views"]

@@ -1,15 +1,16 @@
-"""The DuckDB index: built from the record files (never committed), queried with SQL.
+"""The ledger's own DuckDB index: its tables (one row set per record), its views, and how tables are loaded.
 
-Tables are loaded in bulk (rows → newline-delimited JSON → ``read_json``), then the documented views in
-``views/*.sql`` are created over them. See ``docs/index.md`` for every view and column.
+Mechanism only: record files → rows (``rows.py``) → tables, then the SQL views in ``views/*.sql``. The full
+index that also holds the physics model's tables and the audit's findings is built one layer up
+(``benchledger.catalog``). Rows reach DuckDB as newline-delimited JSON, one document per row (a record of any
+size loads), read through ``read_json`` with the file path as a parameter. See ``docs/index.md``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -18,11 +19,12 @@ import duckdb
 
 from benchledger.errors import LedgerError
 from benchledger.ledger import rows
-from benchledger.ledger.store import Ledger, gc_paused
+from benchledger.ledger.store import Ledger
 
 Columns = dict[str, str]
+TableSpec = tuple[Columns, Callable[[Ledger], Iterable[rows.Row]]]
 
-TABLES: dict[str, tuple[Columns, Callable[[Ledger], Iterator[rows.Row]]]] = {
+TABLES: dict[str, TableSpec] = {
     "t_records": ({"id": "VARCHAR", "kind": "VARCHAR", "title": "VARCHAR", "status": "VARCHAR", "path": "VARCHAR",
                    "sources": "VARCHAR[]", "history_entries": "INTEGER", "body": "VARCHAR"}, rows.record_rows),
     "t_sources": ({"id": "VARCHAR", "title": "VARCHAR", "url": "VARCHAR", "source_type": "VARCHAR",
@@ -70,65 +72,82 @@ TABLES: dict[str, tuple[Columns, Callable[[Ledger], Iterator[rows.Row]]]] = {
     "t_metrics": ({"metric": "VARCHAR", "higher_is_better": "BOOLEAN", "unit": "VARCHAR", "definition": "VARCHAR"},
                   lambda _ledger: rows.metric_rows()),
 }
-FINDING_COLUMNS: Columns = {"code": "VARCHAR", "severity": "VARCHAR", "record": "VARCHAR", "field": "VARCHAR",
-                            "message": "VARCHAR", "waived": "BOOLEAN", "waiver_reason": "VARCHAR"}
-EXTRA_TABLES: dict[str, tuple[Columns, Callable[[Ledger], Iterable[rows.Row]]]] = {}
-"""Tables other packages add to the index (e.g. the physics model's per-arm efficiency), by name."""
+RECORD_KEYS: dict[str, str] = {
+    "t_records": "id", "t_sources": "id", "t_benchmarks": "id", "t_arms": "record_id", "t_results": "record_id",
+    "t_quoted_changes": "record_id", "t_conditions": "record_id", "t_accelerators": "id", "t_models": "id",
+    "t_formats": "id", "t_engines": "id", "t_engine_claims": "engine_id",
+}
+"""The column of each per-record table that holds the record id (``t_metrics`` is the same for every ledger)."""
 
 
-def build_index(
-    ledger: Ledger, path: Path | str | None = None, *, findings: Iterable[rows.Row] | None = None
-) -> duckdb.DuckDBPyConnection:
-    """Build the index in a DuckDB file (or in memory when ``path`` is None) and return the connection.
-
-    ``findings`` are the audit's rows; when None, the audit runs here.
-    """
-    if path is not None:
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.unlink(missing_ok=True)
-        Path(f"{target}.wal").unlink(missing_ok=True)
-    con = duckdb.connect(str(path) if path is not None else ":memory:")
-    if findings is None:
-        from benchledger.audit import run_audit
-
-        findings = [f.as_row() for f in run_audit(ledger).findings]
-    with tempfile.TemporaryDirectory(prefix="benchledger-index-") as tmp, gc_paused():
-        for name, (columns, producer) in {**TABLES, **_extra_tables()}.items():
-            _load_table(con, Path(tmp), name, columns, producer(ledger))
-        _load_table(con, Path(tmp), "t_findings", FINDING_COLUMNS, findings)
-    for sql in _view_sql():
-        con.execute(sql)
+def build_index(ledger: Ledger, path: Path | str | None = None) -> duckdb.DuckDBPyConnection:
+    """The ledger's tables and views only, in a DuckDB file (or in memory when ``path`` is None)."""
+    con = connect_fresh(path)
+    for name, (columns, producer) in TABLES.items():
+        create_table(con, name, columns)
+        insert_rows(con, name, columns, producer(ledger))
+    create_views(con, view_sql("benchledger.ledger"))
     return con
 
 
-def _extra_tables() -> dict[str, tuple[Columns, Callable[[Ledger], Iterable[rows.Row]]]]:
-    with contextlib.suppress(ImportError):  # the physics model registers its tables on import (optional)
-        import benchledger.perfmodel.index_tables  # type: ignore[import-not-found,unused-ignore]  # noqa: F401
-    return EXTRA_TABLES
+def connect_fresh(path: Path | str | None) -> duckdb.DuckDBPyConnection:
+    """A connection to a new, empty database (an existing file at ``path`` is replaced)."""
+    if path is None:
+        return duckdb.connect(":memory:")
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.unlink(missing_ok=True)
+    Path(f"{target}.wal").unlink(missing_ok=True)
+    return duckdb.connect(str(target))
 
 
-def _load_table(con: duckdb.DuckDBPyConnection, tmp: Path, name: str, columns: Columns,
-                data: Iterable[rows.Row]) -> None:
-    file = tmp / f"{name}.json"
-    table = [{c: row.get(c) for c in columns} for row in data]
-    count = len(table)
-    file.write_text(json.dumps(table, default=str), encoding="utf-8")
-    cols = ", ".join(f'"{c}" {t}' for c, t in columns.items())
-    if count == 0:
-        con.execute(f"CREATE TABLE {name} ({cols})")
-        return
-    spec = "{" + ", ".join(f"'{c}': '{t}'" for c, t in columns.items()) + "}"
-    con.execute(
-        f"CREATE TABLE {name} AS SELECT * FROM read_json(?, format='array', columns={spec})",
-        [str(file)],
-    )
+def quote_identifier(name: str) -> str:
+    """``name`` as a DuckDB identifier: double-quoted, inner quotes doubled."""
+    return '"' + name.replace('"', '""') + '"'
 
 
-def _view_sql() -> list[str]:
-    folder = resources.files("benchledger.ledger") / "views"
+def create_table(con: duckdb.DuckDBPyConnection, name: str, columns: Columns) -> None:
+    """An empty table with these columns (names quoted; types are the fixed DuckDB names above)."""
+    cols = ", ".join(f"{quote_identifier(c)} {_type(t)}" for c, t in columns.items())
+    con.execute(f"CREATE TABLE {quote_identifier(name)} ({cols})")
+
+
+def insert_rows(con: duckdb.DuckDBPyConnection, name: str, columns: Columns, data: Iterable[rows.Row]) -> int:
+    """Append rows to a table; returns how many. One JSON document per row, so no size limit is shared."""
+    lines = [json.dumps({c: row.get(c) for c in columns}, default=str, ensure_ascii=False) for row in data]
+    if not lines:
+        return 0
+    payload = "\n".join(lines).encode("utf-8")
+    largest = max(len(line.encode("utf-8")) for line in lines)
+    with tempfile.TemporaryDirectory(prefix="benchledger-rows-") as tmp:
+        file = Path(tmp) / "rows.ndjson"
+        file.write_bytes(payload)
+        spec = "{" + ", ".join(f"{_literal(c)}: {_literal(_type(t))}" for c, t in columns.items()) + "}"
+        select = ", ".join(quote_identifier(c) for c in columns)
+        con.execute(
+            f"INSERT INTO {quote_identifier(name)} SELECT {select} FROM read_json(?, format='newline_delimited', "
+            f"columns={spec}, maximum_object_size=?)",
+            [str(file), max(largest + 1, 1 << 20)],
+        )
+    return len(lines)
+
+
+def view_sql(package: str) -> list[str]:
+    """The ``views/*.sql`` files of a package, in name order."""
+    folder = resources.files(package) / "views"
     names = sorted(p.name for p in folder.iterdir() if p.name.endswith(".sql"))
     return [(folder / n).read_text(encoding="utf-8") for n in names]
+
+
+def create_views(con: duckdb.DuckDBPyConnection, scripts: Iterable[str]) -> None:
+    for sql in scripts:
+        con.execute(sql)
+
+
+def public_views(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Every view of the index (the public surface), sorted by name."""
+    return [r[0] for r in con.execute(
+        "SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY view_name").fetchall()]
 
 
 def query(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
@@ -141,4 +160,31 @@ def query(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tup
     return columns, cursor.fetchall()
 
 
-__all__ = ["EXTRA_TABLES", "TABLES", "build_index", "query"]
+_TYPES = frozenset({"VARCHAR", "VARCHAR[]", "DOUBLE", "DOUBLE[]", "INTEGER", "BOOLEAN", "DATE"})
+
+
+def _type(name: str) -> str:
+    if name not in _TYPES:
+        raise LedgerError(f"column type {name!r} is not one the index uses ({', '.join(sorted(_TYPES))})")
+    return name
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+__all__ = [
+    "RECORD_KEYS",
+    "TABLES",
+    "Columns",
+    "TableSpec",
+    "build_index",
+    "connect_fresh",
+    "create_table",
+    "create_views",
+    "insert_rows",
+    "public_views",
+    "query",
+    "quote_identifier",
+    "view_sql",
+]

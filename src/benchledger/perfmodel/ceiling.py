@@ -234,26 +234,11 @@ def result_efficiency(ceiling: Ceiling, result: Result) -> tuple[float, float] |
     return 100.0 * value / bound, bound
 
 
-def arm_efficiency(ledger: Ledger, record: Benchmark, arm: Arm,
-                   inputs: CeilingInputs | None = None) -> list[tuple[str, str, float, float]]:
-    """``(metric, stat, efficiency %, ceiling)`` for each checkable result of the arm (empty when unknown)."""
-    ceiling = arm_ceiling(ledger, record, arm, inputs)
-    if isinstance(ceiling, str):
-        return []
-    out: list[tuple[str, str, float, float]] = []
-    for result in arm.results:
-        row = result_efficiency(ceiling, result)
-        if row is not None:
-            out.append((result.metric, result.stat, row[0], row[1]))
-    return out
-
-
 __all__ = [
     "CHECKED_METRICS",
     "Ceiling",
     "CeilingInputs",
     "arm_ceiling",
-    "arm_efficiency",
     "result_efficiency",
     "step_bound",
     "step_bounds",

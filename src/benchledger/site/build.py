@@ -18,8 +18,8 @@ from typing import Any
 
 import duckdb
 
+from benchledger.catalog.build import build_catalog
 from benchledger.errors import LedgerError
-from benchledger.ledger.index import build_index
 from benchledger.ledger.store import Ledger
 from benchledger.site.context import SiteData, load_site_data
 from benchledger.site.downloads import write_downloads
@@ -76,7 +76,7 @@ def build_site(
         ledger = Ledger.load(ledger)
     target = Path(out).resolve()
     check_target(target)
-    con = build_index(ledger, findings=findings)
+    con = build_catalog(ledger, findings=findings)
     try:
         data = load_site_data(ledger, con, ledger_digest(ledger))
         target.parent.mkdir(parents=True, exist_ok=True)

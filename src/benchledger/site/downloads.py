@@ -1,6 +1,6 @@
 """The ledger as downloads: CSV and Parquet tables written by DuckDB ``COPY … TO``, plus the records as JSON.
 
-Every table is copied with an explicit ``ORDER BY`` on one thread so the bytes are the same on every build.
+Paths reach DuckDB as query parameters. Every table is copied with an explicit ``ORDER BY`` on one thread so the bytes are the same on every build.
 Tables whose rows hold lists (e.g. ``sources``) are written to CSV with the list as JSON text.
 """
 
@@ -19,6 +19,8 @@ EXPORT_TABLES: dict[str, tuple[str, str]] = {
     "arms": ("record_id, arm", "one row per arm, with effective conditions and acceptance"),
     "results": ("record_id, arm, metric, stat, value", "one row per reported number, with quote and provenance"),
     "comparisons": ("record_id, arm, metric, stat, unit", "derived speedups of each arm vs its baseline arm"),
+    "spec_outcomes": ("record_id, arm, metric, stat, unit",
+                      "each speculative arm vs its baseline on the speed metrics: benefit, harm or no clear change"),
     "conditions": ("record_id, arm, condition", "every audited condition per arm: known / unknown + reason"),
     "findings": ("record, code, field, message", "audit findings"),
     "sources": ("id", "source documents with their stored excerpts"),
@@ -49,8 +51,8 @@ def write_downloads(con: duckdb.DuckDBPyConnection, ledger: Ledger, out: Path) -
             select = f"SELECT * FROM {table} ORDER BY {order}"
             csv_path = folder / f"{table}.csv"
             pq_path = folder / f"{table}.parquet"
-            con.execute(f"COPY ({_csv_select(con, table, order)}) TO '{_sql_path(csv_path)}' (FORMAT csv, HEADER)")
-            con.execute(f"COPY ({select}) TO '{_sql_path(pq_path)}' (FORMAT parquet, COMPRESSION zstd)")
+            con.execute(f"COPY ({_csv_select(con, table, order)}) TO ? (FORMAT csv, HEADER)", [str(csv_path)])
+            con.execute(f"COPY ({select}) TO ? (FORMAT parquet, COMPRESSION zstd)", [str(pq_path)])
             links.append(Download(f"downloads/{table}.csv", f"{table}.csv", what))
             links.append(Download(f"downloads/{table}.parquet", f"{table}.parquet", what))
     finally:
@@ -70,10 +72,6 @@ def _csv_select(con: duckdb.DuckDBPyConnection, table: str, order: str) -> str:
         else:
             columns.append(quoted)
     return f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}"
-
-
-def _sql_path(path: Path) -> str:
-    return str(path).replace("'", "''")
 
 
 __all__ = ["EXPORT_TABLES", "Download", "write_downloads"]

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from perfmodel_ledger import arm, benchmark, write_reference
 
+from benchledger.catalog.build import build_catalog
 from benchledger.ledger import Ledger, write_record
-from benchledger.ledger.index import build_index
-from benchledger.perfmodel.ceiling import CeilingInputs, arm_ceiling, arm_efficiency
+from benchledger.perfmodel.ceiling import CeilingInputs, arm_ceiling
+from benchledger.perfmodel.efficiency import record_efficiency
 from benchledger.schema import Benchmark
 
 
@@ -25,15 +26,15 @@ def ledger(tmp_path: Path) -> Ledger:
 
 
 def test_efficiency_view_matches_the_ceiling_module(ledger: Ledger, tmp_path: Path) -> None:
-    con = build_index(ledger, tmp_path / "index.duckdb")
+    con = build_catalog(ledger, tmp_path / "index.duckdb")
     rows = con.execute("SELECT record_id, arm, metric, value, ceiling, efficiency_pct, limiting, basis "
                        "FROM efficiency ORDER BY record_id, arm").fetchall()
     record = ledger.get("eff")
     assert isinstance(record, Benchmark)
-    expected = {a.name: arm_efficiency(ledger, record, a)[0] for a in record.arms}
+    expected = {a.arm: a.results[0] for a in record_efficiency(record, CeilingInputs(ledger))}
     assert [r[1] for r in rows] == ["c1", "c4", "c4-mtp"]  # 'no-format' has no ceiling: no row
     for _, name, metric, value, ceiling, pct, limiting, basis in rows:
-        assert (metric, pct) == (expected[name][0], pytest.approx(expected[name][2], abs=1e-3))
+        assert (metric, pct, ceiling) == (expected[name].metric, expected[name].efficiency_pct, expected[name].ceiling)
         assert pct == pytest.approx(100.0 * value / ceiling, rel=1e-4)
         assert limiting in ("memory", "compute")
         assert basis.startswith("roofline ceiling")

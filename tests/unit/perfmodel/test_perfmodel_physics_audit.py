@@ -10,7 +10,8 @@ from perfmodel_ledger import GB10_BW, arm, benchmark, write_reference
 from benchledger.audit.checks import physics_above_ceiling
 from benchledger.audit.context import AuditContext
 from benchledger.ledger import Ledger, write_record
-from benchledger.perfmodel.ceiling import arm_ceiling, arm_efficiency
+from benchledger.perfmodel.ceiling import CeilingInputs, arm_ceiling
+from benchledger.perfmodel.efficiency import record_efficiency
 from benchledger.schema import Benchmark
 
 
@@ -48,9 +49,9 @@ def test_a_result_twice_the_ceiling_is_an_error_and_a_plausible_one_is_not(ledge
     assert "200 %" in errors[0].message
     ok = ledger.get("b-ok")
     assert isinstance(ok, Benchmark)
-    [(metric, stat, pct, _bound)] = arm_efficiency(ledger, ok, ok.arms[0])
-    assert (metric, stat) == ("output_throughput", "value")
-    assert pct == pytest.approx(70.0, rel=1e-3)
+    [row] = record_efficiency(ok, CeilingInputs(ledger))[0].results
+    assert (row.metric, row.stat) == ("output_throughput", "value")
+    assert row.efficiency_pct == pytest.approx(70.0, rel=1e-3)
 
 
 def test_speculative_arms_may_exceed_the_plain_ceiling_up_to_k_plus_one(ledger_dir: Path) -> None:

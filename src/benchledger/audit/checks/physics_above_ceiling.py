@@ -12,35 +12,30 @@ from collections.abc import Iterator
 
 from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
-from benchledger.perfmodel.ceiling import CHECKED_METRICS, CeilingInputs, arm_ceiling, result_efficiency
+from benchledger.perfmodel.ceiling import CeilingInputs
+from benchledger.perfmodel.efficiency import record_efficiency
 
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
     inputs = CeilingInputs(ctx.ledger)
     for record in ctx.benchmarks:
-        for arm in record.arms:
-            checked = [i for i, r in enumerate(arm.results) if r.metric in CHECKED_METRICS]
-            if not checked:
+        for arm in record_efficiency(record, inputs):
+            if not arm.checkable:
                 continue
-            ceiling = arm_ceiling(ctx.ledger, record, arm, inputs)
-            if isinstance(ceiling, str):
-                yield Finding("physics.ceiling-unknown", "info", record.id, f"arms.{arm.name}",
-                              f"no physical ceiling: {ceiling}")
+            if arm.ceiling is None:
+                yield Finding("physics.ceiling-unknown", "info", record.id, f"arms.{arm.arm}",
+                              f"no physical ceiling: {arm.reason}")
                 continue
-            for index in checked:
-                result = arm.results[index]
-                row = result_efficiency(ceiling, result)
-                if row is None or row[0] <= 100.0:
+            for row in arm.results:
+                if row.efficiency_pct <= 100.0:
                     continue
-                pct, bound = row
-                metric, stat = result.metric, result.stat
-                unit = "ms" if metric == "tpot" else "tok/s"
-                relation = "below the minimum" if metric == "tpot" else "above the ceiling"
-                notes = f" ({'; '.join(ceiling.notes)})" if ceiling.notes else ""
+                relation = "below the minimum" if row.metric == "tpot" else "above the ceiling"
+                notes = f" ({'; '.join(arm.ceiling.notes)})" if arm.ceiling.notes else ""
                 yield Finding(
-                    "physics.above-ceiling", "error", record.id, f"arms.{arm.name}.results.{index}",
-                    f"{metric} {stat} {result.value:g} {result.unit} is {relation} of {bound:.4g} {unit} "
-                    f"({pct:.0f} % of the physical limit, T={ceiling.query_tokens}){notes}",
+                    "physics.above-ceiling", "error", record.id, f"arms.{arm.arm}.results.{row.index}",
+                    f"{row.metric} {row.stat} {row.value:g} {row.unit} is {relation} of {row.ceiling:.4g} "
+                    f"{row.ceiling_unit} ({row.efficiency_pct:.0f} % of the physical limit, "
+                    f"T={arm.ceiling.query_tokens}){notes}",
                 )
 
 

@@ -12,4 +12,3 @@ CREATE VIEW formats AS SELECT * FROM t_formats;
 CREATE VIEW engines AS SELECT * FROM t_engines;
 CREATE VIEW engine_claims AS SELECT * FROM t_engine_claims;
 CREATE VIEW metrics AS SELECT * FROM t_metrics;
-CREATE VIEW findings AS SELECT * FROM t_findings;

@@ -1,6 +1,6 @@
 """The reference page of the index views (``docs/index.md``), generated from the views themselves.
 
-``python -m benchledger.ledger.viewdocs`` rewrites the page; a test fails when it is stale or a view lacks a
+``python -m benchledger.catalog.viewdocs`` rewrites the page; a test fails when it is stale or a view lacks a
 description.
 """
 
@@ -12,12 +12,14 @@ from pathlib import Path
 
 import duckdb
 
+from benchledger.ledger.index import quote_identifier
+
 DOCS_PATH = Path(__file__).resolve().parents[3] / "docs" / "index.md"
 INTRO = (
     "# The DuckDB index\n\n"
     "`benchledger query`, `show`, `export`, `coverage` and the site read a DuckDB database built from the record "
     "files (never committed; `benchledger query --db FILE` keeps a copy). Tables `t_*` are loaded from the files; "
-    "the views below are the public surface. SQL of the views: `src/benchledger/ledger/views/*.sql`.\n"
+    "the views below are the public surface. SQL of the views: `src/benchledger/ledger/views/*.sql` and `src/benchledger/catalog/views/*.sql`.\n"
 )
 DESCRIPTIONS: dict[str, str] = {
     'efficiency': (
@@ -83,8 +85,8 @@ def render_index_docs(con: duckdb.DuckDBPyConnection) -> str:
         "SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY view_name").fetchall()]
     parts = [INTRO]
     for view in views:
-        description = DESCRIPTIONS.get(view, "UNDOCUMENTED: add a description in benchledger.ledger.viewdocs")
-        rows = con.execute(f"DESCRIBE {view}").fetchall()
+        description = DESCRIPTIONS.get(view, "UNDOCUMENTED: add a description in benchledger.catalog.viewdocs")
+        rows = con.execute(f"DESCRIBE {quote_identifier(view)}").fetchall()
         parts.append(f"\n## `{view}`\n\n{description}\n\n| column | type |\n|---|---|\n")
         parts.extend(f"| `{r[0]}` | {r[1]} |\n" for r in rows)
     return "".join(parts)
@@ -92,11 +94,11 @@ def render_index_docs(con: duckdb.DuckDBPyConnection) -> str:
 
 def render_for_empty_ledger() -> str:
     """The page as built from an empty ledger (column types do not depend on data)."""
-    from benchledger.ledger.index import build_index
+    from benchledger.catalog.build import build_catalog
     from benchledger.ledger.store import Ledger
 
     with tempfile.TemporaryDirectory() as tmp:
-        return render_index_docs(build_index(Ledger.load(tmp), findings=[]))
+        return render_index_docs(build_catalog(Ledger.load(tmp), findings=[]))
 
 
 if __name__ == "__main__":
