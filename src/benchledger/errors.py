@@ -5,6 +5,7 @@
      ├── LedgerError                 a ledger folder is unusable (missing, wrong layout, unknown id)
      ├── ImportFormatError           a foreign file cannot be imported (file, key, what was expected)
      └── BenchError                  a benchmark run cannot start or continue
+          └── BenchInterrupted       a signal (SIGINT/SIGTERM) stopped a session before it measured anything
 
 The CLI turns any of these into one clear line (no traceback unless ``--debug``).
 """
@@ -45,3 +46,7 @@ class ImportFormatError(BenchledgerError):
 
 class BenchError(BenchledgerError):
     """A benchmark run cannot start or continue."""
+
+
+class BenchInterrupted(BenchError):
+    """A signal stopped a session before its run started; the CLI exits 130."""

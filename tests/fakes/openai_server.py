@@ -24,6 +24,17 @@ Per-request faults via the body key ``fake_fault``: ``http_429``, ``http_500``, 
 is not JSON), ``malformed_sse`` (a line without a field, then a data line with broken JSON), ``stall`` (stops
 sending after two chunks and holds the connection), ``drop`` (closes the connection mid-stream),
 ``close_idle`` (a complete response, then the keep-alive connection is closed without ``Connection: close``).
+
+Hostile-server faults (``tests/integration/test_bench_hostile.py``). Per request (``fake_fault``, or
+``FakeConfig.fault`` for every request): ``delta_oops`` (``"delta": "oops"``), ``choices_int``
+(``"choices": 5``), ``draft_n_abc`` (``timings.draft_n: "abc"``), ``negative_usage``
+(``completion_tokens: -1000000``), ``no_choices`` (chunks without ``choices``), ``json_body`` / ``html_body``
+(a 200 answer that is not an SSE stream), ``echo_key_401`` (a 401 whose body echoes the Authorization header),
+``echo_key_sse`` (an SSE error chunk echoing it), ``reasoning`` (chat: ``reasoning_content`` deltas first).
+Server-wide: ``tokenize`` — ``none`` (404), ``ok`` (one id per word; ``/detokenize`` inverts it), ``empty``,
+``constant``, ``html``, ``strings``, ``truncate`` (at 40 tokens), ``hang``; ``metrics`` — ``ok``, ``trickle``
+(one byte a second), ``hang`` (never answers), ``garbage`` (not Prometheus), ``reset`` (counters restart from
+zero after the first scrape), ``restart`` (``process_start_time_seconds`` changes between scrapes).
 """
 
 from __future__ import annotations
@@ -32,6 +43,7 @@ import argparse
 import asyncio
 import json
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -49,6 +61,10 @@ class FakeConfig:
     accept_pattern: list[int] = field(default_factory=lambda: [0])
     truth_file: Path | None = None
     version: str = "fake-0.1"
+    fault: str | None = None
+    tokenize: str = "none"
+    metrics: str = "ok"
+    reasoning_tokens: int = 3
 
 
 class Counters:
@@ -95,6 +111,12 @@ class FakeOpenAI:
         self.config = config
         self.counters = Counters(config.k)
         self.seq = 0
+        self.scrapes = 0
+        self.tokenize_calls = 0
+        self.metrics_closed: list[float] = []
+        """When each connection that asked for /metrics was closed (``time.perf_counter``)."""
+        self.vocab: dict[str, int] = {}
+        self.words: list[str] = []
         self._truth_fd: int | None = None
         if config.truth_file is not None:
             self._truth_fd = os.open(config.truth_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
@@ -123,6 +145,7 @@ class Connection(asyncio.Protocol):
         self.closed = False
         self.t_accept = 0.0
         self.stream: Stream | None = None
+        self.asked_metrics = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.t_accept = time.perf_counter()
@@ -136,6 +159,8 @@ class Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
+        if self.asked_metrics:
+            self.app.metrics_closed.append(time.perf_counter())
         if self.stream is not None:
             self.stream.cancel()
 
@@ -163,25 +188,99 @@ class Connection(asyncio.Protocol):
         self.busy = True
         if method == "GET":
             self._get(path, keep_alive)
+        elif path in ("/tokenize", "/detokenize"):
+            self._tokenizer(path, json.loads(body or b"{}"), keep_alive)
         elif path in ("/v1/completions", "/v1/chat/completions"):
             req = json.loads(body or b"{}")
-            fault = req.get("fake_fault")
+            fault = req.get("fake_fault") or self.app.config.fault
+            req["fake_fault"] = fault
             if fault in ("http_429", "http_500"):
                 status = 429 if fault == "http_429" else 500
                 self._plain(status, json.dumps({"error": {"message": f"fake {status}"}}).encode(), keep_alive)
                 return
+            if fault == "echo_key_401":
+                auth = headers.get("authorization", "")
+                self._plain(401, json.dumps({"error": {"message": f"invalid key in header {auth!r}"}}).encode(),
+                            keep_alive)
+                return
+            if fault in ("json_body", "html_body"):
+                answer = (b'{"id": "x", "choices": [{"text": "not streamed"}], "usage": {"completion_tokens": 2}}'
+                          if fault == "json_body" else b"<!DOCTYPE html><html><body>proxy login</body></html>")
+                self._plain(200, answer, keep_alive, "application/json" if fault == "json_body" else "text/html")
+                return
             self.stream = Stream(self, req, path.endswith("chat/completions"), t_read,
-                                 headers.get("x-request-id"), keep_alive)
+                                 headers.get("x-request-id"), keep_alive, headers.get("authorization", ""))
             self.stream.start()
         else:
             self._plain(404, b'{"error": "not found"}', keep_alive)
+
+    def _tokenizer(self, path: str, req: dict[str, Any], keep_alive: bool) -> None:
+        app, mode = self.app, self.app.config.tokenize
+        app.tokenize_calls += 1
+        if mode == "none":
+            self._plain(404, b'{"error": "not found"}', keep_alive)
+            return
+        if mode == "hang":
+            self.busy = True  # never answers; the client's deadline ends it
+            return
+        if path == "/detokenize":
+            text = " ".join(app.words[i] for i in req.get("tokens", []) if 0 <= i < len(app.words))
+            self._plain(200, json.dumps({"content": text}).encode(), keep_alive)
+            return
+        words = str(req.get("content", req.get("prompt", ""))).split()
+        ids = []
+        for w in words:
+            if w not in app.vocab:
+                app.vocab[w] = len(app.words)
+                app.words.append(w)
+            ids.append(app.vocab[w])
+        answers: dict[str, bytes] = {
+            "ok": json.dumps({"tokens": ids}).encode(),
+            "empty": b'{"tokens": []}',
+            "constant": b'{"tokens": [1, 2, 3]}',
+            "html": b"<html><body>tokenizer offline</body></html>",
+            "strings": json.dumps({"tokens": words}).encode(),
+            "truncate": json.dumps({"tokens": ids[:40]}).encode(),
+        }
+        self._plain(200, answers[mode], keep_alive)
+
+    def _metrics(self, keep_alive: bool) -> None:
+        app, mode = self.app, self.app.config.metrics
+        app.scrapes += 1
+        self.asked_metrics = True
+        if mode == "hang":
+            self.busy = True
+            return
+        if mode == "garbage":
+            self._plain(200, b"<html><body>{not: prometheus}</body></html>\n", keep_alive, "text/html")
+            return
+        if mode == "reset" and app.scrapes == 2:
+            app.counters = Counters(app.config.k)  # the engine "restarted": every counter from zero
+        text = app.counters.render()
+        if mode == "restart":
+            text += f"# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds {1000.0 + app.scrapes}\n"
+        body = text.encode()
+        if mode != "trickle":
+            self._plain(200, body, keep_alive, "text/plain; version=0.0.4")
+            return
+        assert self.transport is not None
+        self.transport.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n" % len(body))
+        loop = asyncio.get_running_loop()
+
+        def drip(i: int) -> None:
+            if self.transport is None or self.closed or i >= len(body):
+                return
+            self.transport.write(body[i : i + 1])
+            loop.call_later(1.0, drip, i + 1)
+
+        drip(0)
 
     def _get(self, path: str, keep_alive: bool) -> None:
         app = self.app
         if path == "/health":
             self._plain(200, b"{}", keep_alive)
         elif path == "/metrics":
-            self._plain(200, app.counters.render().encode(), keep_alive, "text/plain; version=0.0.4")
+            self._metrics(keep_alive)
         elif path == "/version":
             self._plain(200, json.dumps({"version": app.config.version}).encode(), keep_alive)
         else:
@@ -210,7 +309,7 @@ class Stream:
     """One streamed completion, driven by one timer callback per chunk."""
 
     def __init__(self, conn: Connection, req: dict[str, Any], chat: bool, t_read: float,
-                 request_id: str | None, keep_alive: bool) -> None:
+                 request_id: str | None, keep_alive: bool, auth: str = "") -> None:
         app = conn.app
         app.seq += 1
         self.conn = conn
@@ -222,6 +321,8 @@ class Stream:
         self.t_read = t_read
         self.request_id = request_id
         self.keep_alive = keep_alive
+        self.auth = auth
+        self.chat = chat
         self.sent = 0
         self.step = 0
         self.chunk_times: list[float] = []
@@ -287,6 +388,7 @@ class Stream:
         self.app.counters.generated += take
         suffix = self.suffix if self.sent < self.n else self.last_suffix
         payload = self.prefix + b"x" * take + suffix + self._usage() + b"\n\n"
+        payload = self._hostile(payload, take)
         if self.fault == "invalid_json" and self.step == 1:
             payload = b"data: {this is not json\n\n"
         if self.fault == "malformed_sse" and self.step == 1:
@@ -299,6 +401,31 @@ class Stream:
             self.handle = self.loop.call_at(self.t0 + cfg.ttft + self.step * cfg.step, self._emit)
             return
         self._finish(transport)
+
+    def _hostile(self, payload: bytes, take: int) -> bytes:
+        """The chunk as a hostile server would send it (see the module doc), or unchanged."""
+        fault, rid = self.fault, self.rid
+        usage = {"prompt_tokens": 8, "completion_tokens": self.sent}
+        if fault == "delta_oops" and self.step == 1:
+            return b"data: " + json.dumps({"id": rid, "choices": [{"index": 0, "delta": "oops"}]}).encode() + b"\n\n"
+        if fault == "choices_int" and self.step == 1:
+            return b"data: " + json.dumps({"id": rid, "choices": 5}).encode() + b"\n\n"
+        if fault == "draft_n_abc" and self.step == 1:
+            obj = {"id": rid, "choices": [{"index": 0, "text": "x" * take}], "timings": {"draft_n": "abc"}}
+            return b"data: " + json.dumps(obj).encode() + b"\n\n"
+        if fault == "negative_usage" and self.sent >= self.n:
+            obj = {"id": rid, "choices": [{"index": 0, "text": "x"}], "usage": {"completion_tokens": -1000000}}
+            return b"data: " + json.dumps(obj).encode() + b"\n\n"
+        if fault == "no_choices":
+            return b"data: " + json.dumps({"id": rid, "usage": {"completion_tokens": 0}}).encode() + b"\n\n"
+        if fault == "echo_key_sse" and self.step == 1:
+            obj = {"error": {"message": f"upstream rejected {self.auth}"}}
+            return b"data: " + json.dumps(obj).encode() + b"\n\n"
+        if fault == "reasoning" and self.chat and self.step < self.cfg.reasoning_tokens:
+            obj = {"id": rid, "choices": [{"index": 0, "delta": {"reasoning_content": "hm" * take}}],
+                   "usage": usage}
+            return b"data: " + json.dumps(obj).encode() + b"\n\n"
+        return payload
 
     def _finish(self, transport: asyncio.Transport) -> None:
         self.handle = None
@@ -371,11 +498,17 @@ def main() -> None:
     parser.add_argument("--truth-file", type=Path, default=None)
     parser.add_argument("--ready-file", type=Path, required=True)
     parser.add_argument("--cpu", type=int, default=None, help="pin this process to one CPU (Linux)")
+    parser.add_argument("--fault", default=None)
+    parser.add_argument("--tokenize", default="none")
+    parser.add_argument("--metrics", default="ok")
+    parser.add_argument("--api-key", default=None, help="accepted and ignored (a launch secret for tests)")
     args = parser.parse_args()
+    print("argv:", sys.argv, flush=True)  # as engines do: a launch secret must not survive in the log
     if args.cpu is not None and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {args.cpu})
     cfg = FakeConfig(ttft=args.ttft, step=args.step, k=args.k,
-                     accept_pattern=[int(x) for x in args.accept_pattern.split(",")], truth_file=args.truth_file)
+                     accept_pattern=[int(x) for x in args.accept_pattern.split(",")], truth_file=args.truth_file,
+                     fault=args.fault, tokenize=args.tokenize, metrics=args.metrics)
     app = FakeOpenAI(cfg)
 
     async def run() -> None:

@@ -39,7 +39,7 @@ def run(tmp: Path, *, deep_scale: float = 0.0, unrelated: bool = False, synth: s
     cfg = RunConfig(arms=arms, request=RequestSpec(output_tokens=40, temperature=0.0, seed=7),
                     points=[LoadPoint(concurrency=conc)], prompts=[], num_prompts=n, out=out or tmp / "out",
                     warmup=1, timeout=60.0, round_size=conc,
-                    prompt_builder=lambda url: synthetic_prompts(n + 1, input_tokens, url, None, 0))
+                    prompt_builder=lambda url, aux: synthetic_prompts(n + 1, input_tokens, url, None, 0, aux))
     return cfg, run_session(cfg, launch_timeout=60.0, record=record)
 
 

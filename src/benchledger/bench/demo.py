@@ -146,7 +146,8 @@ def run_demo(workdir: Path | None = None, *, seconds_per_point: float = 18.0, ou
                           seed=0, ignore_eos=False)
     config = RunConfig(arms=arms, request=request, points=[LoadPoint(concurrency=c) for c in concurrency],
                        prompts=[], num_prompts=64,
-                       prompt_builder=lambda url: synthetic_prompts(70, 32, url, MODEL_ID, 0), out=ledger / "runs" / record_id,
+                       prompt_builder=lambda url, aux: synthetic_prompts(70, 32, url, MODEL_ID, 0, aux),
+                       out=ledger / "runs" / record_id, test_request=True,
                        max_seconds=seconds_per_point, warmup=2, timeout=60.0, synthetic=True,
                        round_size_per_concurrency=2)
     target = RecordTarget(

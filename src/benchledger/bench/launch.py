@@ -1,11 +1,17 @@
 """Start an engine from a command line, wait until it is healthy, learn its version, stop it afterwards.
 
-Records what a reader needs to reproduce the arm: the exact command, how long it took to become ready, the
-engine version (``/version``, else llama.cpp's ``/props`` ``build_info``, else unknown) and the log file.
+Records what a reader needs to reproduce the arm: the exact command (secrets masked by the caller), how long it
+took to become ready, the engine version (``/version``, else llama.cpp's ``/props`` ``build_info``, else
+unknown) and the log file. The engine runs in its own process group (its own session) and is stopped with the
+whole group — SIGTERM, then SIGKILL after a grace period — so workers it forked (vLLM's engine cores holding
+the accelerator) never outlive it. Health and version calls are auxiliary calls (``bench.auxhttp``): each has a
+total deadline and a signal cancels them.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import shlex
 import signal
@@ -15,12 +21,41 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchledger.bench.auxhttp import AuxError, AuxHTTP
 from benchledger.errors import BenchError
+
+STOP_GRACE_S = 10.0
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def stop_group(process: subprocess.Popen[bytes], grace: float = STOP_GRACE_S) -> int | None:
+    """SIGTERM the process group led by ``process``, SIGKILL what is left after ``grace`` s; the exit code."""
+    pgid = process.pid
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGTERM)
+    end = time.monotonic() + grace
+    while time.monotonic() < end:
+        if process.poll() is not None and not _group_alive(pgid):
+            break
+        time.sleep(0.05)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        if _group_alive(pgid):
+            os.killpg(pgid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=grace)
+    return process.returncode
 
 
 @dataclass
 class Launched:
-    """A running engine process started by us."""
+    """A running engine process started by us (leader of its own process group)."""
 
     name: str
     command: str
@@ -30,79 +65,69 @@ class Launched:
     ready_s: float | None = None
     info: dict[str, Any] = field(default_factory=dict)
 
-    def stop(self, grace: float = 10.0) -> int | None:
-        """SIGTERM, then SIGKILL after ``grace`` seconds; returns the exit code."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=grace)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=grace)
-        return self.process.returncode
+    def stop(self, grace: float = STOP_GRACE_S) -> int | None:
+        """Stop the engine's whole process group (see ``stop_group``); returns the exit code."""
+        return stop_group(self.process, grace)
 
 
-def _get_json(url: str, timeout: float = 2.0) -> Any:
-    import httpx
-
-    with httpx.Client(timeout=timeout) as client:
-        resp = client.get(url)
-        if resp.status_code != 200:
-            return None
-        try:
-            return resp.json()
-        except ValueError:
-            return resp.text.strip() or None
-
-
-def wait_healthy(url: str, timeout: float, process: subprocess.Popen[bytes] | None = None) -> float:
+async def wait_healthy(url: str, timeout: float, process: subprocess.Popen[bytes] | None = None,  # noqa: ASYNC109
+                       http: AuxHTTP | None = None) -> float:
     """Poll ``url``/health until 200; returns seconds waited. Raises BenchError on timeout or process exit."""
-    import httpx
-
+    http = http or AuxHTTP(deadline=2.0, attempts=1)
     start = time.monotonic()
     while True:
         if process is not None and process.poll() is not None:
             raise BenchError(f"engine exited with code {process.returncode} before it was healthy ({url})")
-        try:
-            with httpx.Client(timeout=2.0) as client:
-                if client.get(url.rstrip("/") + "/health").status_code == 200:
-                    return time.monotonic() - start
-        except httpx.HTTPError:
-            pass
+        with contextlib.suppress(AuxError):
+            if (await http.get(url.rstrip("/") + "/health")).status == 200:
+                return time.monotonic() - start
         if time.monotonic() - start > timeout:
             raise BenchError(f"engine at {url} not healthy after {timeout:g} s")
-        time.sleep(0.2)
+        await asyncio.sleep(0.2)
 
 
-def engine_info(url: str) -> dict[str, Any]:
+async def engine_info(url: str, http: AuxHTTP | None = None) -> dict[str, Any]:
     """Engine version and build facts the server reports (empty values when it reports none)."""
+    http = http or AuxHTTP(deadline=2.0, attempts=1)
     info: dict[str, Any] = {"version": None, "version_source": None}
     base = url.rstrip("/")
+
+    async def get_json(path: str) -> Any:
+        resp = await http.get(base + path)
+        if resp.status != 200:
+            return None
+        try:
+            return resp.json()
+        except AuxError:
+            return resp.text.strip() or None
+
     try:
-        version = _get_json(base + "/version")
+        version = await get_json("/version")
         if isinstance(version, dict) and version.get("version"):
             info.update(version=str(version["version"]), version_source="/version")
             return info
-        props = _get_json(base + "/props")
+        props = await get_json("/props")
         if isinstance(props, dict) and props.get("build_info"):
             info.update(version=str(props["build_info"]), version_source="/props build_info")
             info["model_path"] = props.get("model_path")
             info["n_parallel"] = props.get("total_slots")
-    except Exception as exc:  # the version is a nicety: never fail a run on it
+    except AuxError as exc:  # the version is a nicety: never fail a run on it
         info["error"] = str(exc)
     return info
 
 
-def launch(name: str, command: str, url: str, log_dir: Path, timeout: float = 300.0) -> Launched:
-    """Start ``command`` (split like a shell would), log to ``log_dir/<name>.log``, wait for health."""
-    log_dir.mkdir(parents=True, exist_ok=True)
+async def launch(name: str, command: str, url: str, log_dir: Path, timeout: float = 300.0,  # noqa: ASYNC109
+                 http: AuxHTTP | None = None) -> Launched:
+    """Start ``command`` (split like a shell would) in its own process group, log to
+    ``log_dir/engine-<name>.log``, wait for health. Cancelling (a signal) stops the group before re-raising."""
+    log_dir.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 (a local mkdir)
     log_path = log_dir / f"engine-{name}.log"
     argv = shlex.split(command)
     if not argv:
         raise BenchError(f"--launch {name}: empty command")
     log = log_path.open("wb")
-    try:
-        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy(),
+    try:  # Popen starts the engine and returns at once; its own session = its own process group
+        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy(),  # noqa: ASYNC220
                                 start_new_session=True)
     except OSError as exc:
         log.close()
@@ -110,13 +135,16 @@ def launch(name: str, command: str, url: str, log_dir: Path, timeout: float = 30
     log.close()
     launched = Launched(name=name, command=command, url=url, process=proc, log_path=log_path)
     try:
-        launched.ready_s = wait_healthy(url, timeout, proc)
+        launched.ready_s = await wait_healthy(url, timeout, proc, http)
     except BenchError:
         launched.stop(grace=2.0)
         tail = log_path.read_text(errors="replace")[-2000:]
         raise BenchError(f"--launch {name}: engine did not become healthy; log tail:\n{tail}") from None
-    launched.info = engine_info(url)
+    except BaseException:
+        launched.stop(grace=2.0)
+        raise
+    launched.info = await engine_info(url, http)
     return launched
 
 
-__all__ = ["Launched", "engine_info", "launch", "wait_healthy"]
+__all__ = ["STOP_GRACE_S", "Launched", "engine_info", "launch", "stop_group", "wait_healthy"]

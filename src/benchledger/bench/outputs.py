@@ -35,6 +35,11 @@ def dumps(value: Any) -> str:
         return json.dumps(_clean(value), sort_keys=True, ensure_ascii=False)
 
 
+def dumps_strict(value: Any) -> str:
+    """Indented JSON for people and pipes: NaN/Infinity → null (never invalid JSON), other objects as text."""
+    return json.dumps(_clean(value), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False, default=str)
+
+
 class RequestsWriter:
     """Appends one JSON object per line to ``folder/requests.jsonl``; flushes each line."""
 
@@ -65,7 +70,8 @@ def write_json(path: Path, value: Any) -> Path:
     """Write ``value`` as indented JSON atomically."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(_clean(value), indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.write_text(json.dumps(_clean(value), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
+                   + "\n", encoding="utf-8")
     tmp.replace(path)
     return path
 
@@ -102,4 +108,4 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-__all__ = ["REQUESTS_FILE", "RequestsWriter", "dumps", "read_requests", "sha256_file", "write_json", "write_text"]
+__all__ = ["REQUESTS_FILE", "RequestsWriter", "dumps", "dumps_strict", "read_requests", "sha256_file", "write_json", "write_text"]

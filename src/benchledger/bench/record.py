@@ -9,16 +9,24 @@ configuration; what the harness cannot know (the hardware behind a URL) is ``unk
 from __future__ import annotations
 
 import datetime as dt
-import math
+import re
+import shutil
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchledger.bench.outputs import REQUESTS_FILE, sha256_file
 from benchledger.bench.run import PointResult, RunConfig
+from benchledger.bench.rundata import Summary
 from benchledger.errors import BenchError
+from benchledger.importers.benchledger_run import (
+    MakeQuantity,
+    MakeResult,
+    summary_acceptance,
+    summary_results,
+)
 from benchledger.schema import (
-    Acceptance,
     Arm,
     Benchmark,
     Condition,
@@ -33,25 +41,7 @@ from benchledger.schema import (
     Workload,
     WorkloadOverride,
 )
-
-RESULT_KEYS: tuple[tuple[str, str, str, str], ...] = (
-    # summary key, metric, stat, unit
-    ("output_throughput", "output_throughput", "value", "tok/s"),
-    ("total_token_throughput", "total_throughput", "value", "tok/s"),
-    ("request_throughput", "request_throughput", "value", "req/s"),
-    ("mean_ttft_ms", "ttft", "mean", "ms"),
-    ("median_ttft_ms", "ttft", "median", "ms"),
-    ("p99_ttft_ms", "ttft", "p99", "ms"),
-    ("mean_tpot_ms", "tpot", "mean", "ms"),
-    ("median_tpot_ms", "tpot", "median", "ms"),
-    ("p99_tpot_ms", "tpot", "p99", "ms"),
-    ("median_itl_ms", "itl", "median", "ms"),
-    ("p99_itl_ms", "itl", "p99", "ms"),
-    ("median_itl_per_token_ms", "itl_per_token", "median", "ms"),
-    ("median_e2el_ms", "e2e_latency", "median", "ms"),
-    ("completed", "completed_requests", "value", "requests"),
-    ("failed", "failed_requests", "value", "requests"),
-)
+from benchledger.schema.provenance import SLUG_PATTERN
 
 
 @dataclass
@@ -77,10 +67,63 @@ class RecordTarget:
     engine_versions: dict[str, str | None] = field(default_factory=dict)
     launch_commands: dict[str, str] = field(default_factory=dict)
     body: str = ""
+    overwrite: bool = False
+    """Replace an existing record / run folder of the same id (the old folder is moved aside, not deleted)."""
+    record_incomplete: bool = False
+    """Record an interrupted run too, as a ``complete: false`` record (``measured.incomplete`` in the audit)."""
 
 
-def _finite(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+def check_target(target: RecordTarget) -> None:
+    """Refuse, before anything runs, a record id that is not a slug or already exists (without ``overwrite``)
+    and ledger ids (model, engine, accelerator, weights) that the ledger does not hold as that kind."""
+    from benchledger.ledger.store import Ledger
+
+    if not re.fullmatch(SLUG_PATTERN, target.record_id):
+        raise BenchError(f"--record-id {target.record_id!r}: expected a slug (lower-case letters, digits, '.', '-', "
+                         "'_'; no path separators)")
+    ledger = Ledger.load(target.ledger_root)
+    refs = [("--record-model", target.model, "model"), ("--record-engine", target.engine, "engine"),
+            ("--record-accelerator", target.accelerator, "accelerator")]
+    if isinstance(target.weights, str):
+        refs.append(("--record-weights", target.weights, "format"))
+    for flag, ref, kind in refs:
+        if not re.fullmatch(SLUG_PATTERN, ref):
+            raise BenchError(f"{flag} {ref!r}: expected a ledger id (a slug)")
+        rec = ledger.records.get(ref)
+        if rec is None:
+            raise BenchError(f"{flag} {ref!r}: no such record in the ledger {ledger.root}")
+        if getattr(rec, "kind", None) != kind:
+            raise BenchError(f"{flag} {ref!r}: that record is a {getattr(rec, 'kind', '?')}, not a {kind}")
+    if not target.overwrite:
+        if target.record_id in ledger.records:
+            raise BenchError(f"--record-id {target.record_id!r}: a record with that id exists (--overwrite replaces it)")
+        if (ledger.root / "runs" / target.record_id).exists():
+            raise BenchError(f"--record-id {target.record_id!r}: runs/{target.record_id}/ exists in the ledger "
+                             "(--overwrite replaces it; the old folder is kept aside)")
+
+
+def place_run_folder(out: Path, root: Path, record_id: str, *, overwrite: bool = False) -> Path:
+    """Copy the run folder ``out`` to ``root/runs/<record_id>`` atomically: into a temporary sibling, then one
+    rename. An existing folder is refused, or with ``overwrite`` moved aside to ``<id>.replaced-<time>``: nothing
+    this run did not create is deleted. A failed or interrupted copy removes only its own temporary folder."""
+    if not re.fullmatch(SLUG_PATTERN, record_id):
+        raise BenchError(f"record id {record_id!r} is not a slug")
+    runs = root / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    dest = runs / record_id
+    tmp = Path(tempfile.mkdtemp(prefix=f".{record_id}.", suffix=".tmp", dir=runs))
+    try:
+        shutil.copytree(out, tmp, dirs_exist_ok=True)
+        if dest.exists():
+            if not overwrite:
+                raise BenchError(f"{dest} exists: not replaced (--overwrite moves it aside)")
+            stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S-%f")
+            dest.rename(runs / f"{record_id}.replaced-{stamp}")
+        tmp.rename(dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)  # ours: created above
+        raise
+    return dest
 
 
 def arm_name(arm: str, point: PointResult, multi: bool) -> str:
@@ -88,9 +131,22 @@ def arm_name(arm: str, point: PointResult, multi: bool) -> str:
     return f"{arm}-{point.point.label}".replace(".", "-") if multi else arm
 
 
-def build_record(config: RunConfig, points: list[PointResult], summaries: list[dict[str, dict[str, Any]]],
-                 target: RecordTarget) -> Benchmark:
-    """The ``Benchmark`` record of a finished run (folders must already be under ``target.ledger_root``)."""
+def _evidence(run: str, digest: str) -> tuple[MakeResult, MakeQuantity]:
+    """Result and quantity makers whose evidence is the arm folder ``run`` and its ``requests.jsonl`` hash."""
+    def result(metric: str, stat: str, value: Any, unit: str) -> Result:
+        return Result.model_validate({"metric": metric, "stat": stat, "value": value, "unit": unit,
+                                      "provenance": "measured", "run": run, "sha256": digest})
+
+    def quantity(value: float, unit: str) -> Quantity:
+        return Quantity(value=value, unit=unit, provenance="measured", run=run, sha256=digest)
+
+    return result, quantity
+
+
+def build_record(config: RunConfig, points: list[PointResult], summaries: list[dict[str, Summary]],
+                 target: RecordTarget, *, complete: bool = True) -> Benchmark:
+    """The ``Benchmark`` record of a run (folders must already be under ``target.ledger_root``); results and
+    acceptance through the mapping ``import benchledger-run`` shares (``importers/benchledger_run.py``)."""
     root = target.ledger_root.resolve()
     multi = len(points) > 1
     arms: list[Arm] = []
@@ -103,13 +159,9 @@ def build_record(config: RunConfig, points: list[PointResult], summaries: list[d
             except ValueError:
                 raise BenchError(f"run folder {folder} is not inside the ledger {root}") from None
             digest = sha256_file(folder / REQUESTS_FILE)
-            summary = point_summaries[spec.name]
-            results = [
-                Result(metric=metric, stat=stat, value=summary[key], unit=unit,
-                       provenance="measured", run=rel, sha256=digest)
-                for key, metric, stat, unit in RESULT_KEYS
-                if _finite(summary.get(key))
-            ]
+            summary = point_summaries[spec.name].flat()
+            make_result, make_quantity = _evidence(rel, digest)
+            results = summary_results(summary, make_result)
             load = WorkloadOverride(concurrency=point.point.concurrency) if point.point.concurrency else \
                 WorkloadOverride(request_rate=point.point.rate)
             arm = Arm(
@@ -123,7 +175,7 @@ def build_record(config: RunConfig, points: list[PointResult], summaries: list[d
                 arm.speculative = Speculative(method=spec.spec_method or "other", k=spec.spec_k
                                               if spec.spec_k is not None else Unknown(unknown="unchecked"),
                                               config=target.launch_commands.get(spec.name))
-                arm.acceptance = _acceptance(summary, rel, digest)
+                arm.acceptance = summary_acceptance(summary, make_quantity)
             arms.append(arm)
     point0 = points[0].point
     base_version = target.engine_versions.get(base_name)
@@ -151,6 +203,7 @@ def build_record(config: RunConfig, points: list[PointResult], summaries: list[d
         history=[HistoryEntry(date=today, change="created by benchledger bench", why="measured run",
                               numbers_changed=True)],
         body=target.body,
+        complete=complete,
     )
 
 
@@ -181,23 +234,4 @@ def _workload(config: RunConfig, point: Any) -> Workload:
     )
 
 
-def _acceptance(summary: dict[str, Any], run: str, digest: str) -> Acceptance | None:
-    def q(value: Any, unit: str) -> Quantity | None:
-        return Quantity(value=value, unit=unit, provenance="measured", run=run, sha256=digest) if _finite(value) else None
-
-    rate = q(summary.get("spec_decode_acceptance_rate"), "fraction")
-    if rate is None:
-        return None
-    per_pos = [x for v in summary.get("spec_decode_per_position_acceptance_rates") or [] if (x := q(v, "fraction"))]
-    family = summary.get("spec_decode_counter_family") or "engine"
-    return Acceptance(
-        rate=rate,
-        mean_length=q(summary.get("spec_decode_acceptance_length"), "tokens"),
-        per_position=per_pos,
-        definition=f"{family}-counters-windowed: rate = Δaccepted/Δdraft_tokens, mean length = "
-        "1 + Δaccepted/Δdrafts (bonus token included), per-position = Δaccepted_pos/Δdrafts",
-        window="measured rounds after warmup (metrics-before.prom → metrics-after.prom in the run folder)",
-    )
-
-
-__all__ = ["RESULT_KEYS", "RecordTarget", "arm_name", "build_record"]
+__all__ = ["RecordTarget", "arm_name", "build_record", "check_target", "place_run_folder"]

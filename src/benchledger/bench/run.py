@@ -18,16 +18,19 @@ import asyncio
 import contextlib
 import gc
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchledger.bench.auxhttp import DEFAULT_AUX_DEADLINE_S, AuxError, AuxHTTP
 from benchledger.bench.client import ConnectionPool, RawStream, stream_request
 from benchledger.bench.load import LoadPoint, Round, arrival_offsets, default_round_size, plan_rounds
 from benchledger.bench.looplag import LoopLagMonitor
 from benchledger.bench.outputs import RequestsWriter, write_text
+from benchledger.bench.redact import redact
 from benchledger.bench.response import parse_stream
+from benchledger.bench.rundata import RequestRecord
 from benchledger.bench.workload import ENDPOINT_PATHS, Prompt, RequestSpec
 
 Progress = Callable[[dict[str, Any]], None]
@@ -78,8 +81,16 @@ class RunConfig:
     slos_ms: dict[str, float] = field(default_factory=dict)
     api_key: str | None = None
     synthetic: bool = True
-    prompt_builder: Callable[[str], list[Prompt]] | None = None
+    prompt_builder: Callable[[str, AuxHTTP], Awaitable[list[Prompt]]] | None = None
     """Builds ``prompts`` from the first arm's URL once engines are up (e.g. exact lengths via /tokenize)."""
+    aux_deadline: float = DEFAULT_AUX_DEADLINE_S
+    """Total deadline (s) of each auxiliary call: tokenize, metrics scrape, health, version."""
+    test_request: bool = False
+    """Send one request to every arm before the run and stop with the server's reason when it fails."""
+
+    def aux(self) -> AuxHTTP:
+        """The auxiliary HTTP client settings of this run."""
+        return AuxHTTP(deadline=self.aux_deadline, api_key=self.api_key)
 
 
 @dataclass
@@ -88,7 +99,7 @@ class PointResult:
 
     point: LoadPoint
     folder: Path
-    records: dict[str, list[dict[str, Any]]]
+    records: dict[str, list[RequestRecord]]
     complete_rounds: dict[str, set[int]]
     stopped_by: str
     scrapes: dict[str, tuple[str | None, str | None]]
@@ -109,18 +120,22 @@ class Runner:
         self._finished: asyncio.Queue[tuple[Any, ...]] | None = None
         self._record_errors: list[BaseException] = []
         self._pool: ConnectionPool | None = None
+        self._aux: set[asyncio.Task[str]] = set()
 
     def stop(self) -> None:
-        """Stop dispatching and interrupt the requests in flight (each is recorded as interrupted)."""
+        """Stop dispatching and interrupt the requests and scrapes in flight (each request is recorded as
+        interrupted, a cut scrape as missing)."""
         self.stopping = True
         for task in list(self._inflight):
             task.cancel()
+        for aux in list(self._aux):
+            aux.cancel()
 
     def point_folder(self, point: LoadPoint) -> Path:
         return self.config.out if len(self.config.points) == 1 else self.config.out / point.label
 
     async def _one(self, arm: ArmSpec, prompt_index: int, meta: dict[str, Any], writer: RequestsWriter,
-                   sink: list[dict[str, Any]], stats: dict[str, Any]) -> None:
+                   sink: list[RequestRecord], stats: dict[str, Any]) -> None:
         cfg = self.config
         prompt = cfg.prompts[prompt_index % len(cfg.prompts)]
         seed = None if cfg.request.seed is None else cfg.request.seed + prompt_index
@@ -134,18 +149,25 @@ class Runner:
             self._finished.put_nowait(job)
 
     def _record(self, raw: RawStream, arm: ArmSpec, prompt_index: int, prompt: Prompt, seed: int | None,
-                meta: dict[str, Any], writer: RequestsWriter, sink: list[dict[str, Any]],
+                meta: dict[str, Any], writer: RequestsWriter, sink: list[RequestRecord],
                 stats: dict[str, Any]) -> None:
         """Parse one finished stream, append it to ``requests.jsonl`` and the sink, report progress."""
-        rec = parse_stream(raw, self.origin)
+        try:
+            rec = parse_stream(raw, self.origin)
+        except Exception as exc:  # one unparseable response costs only itself, never the run
+            rec = RequestRecord(t_start=raw.t_start - self.origin, http_status=raw.status,
+                                error=f"response could not be parsed: {type(exc).__name__}: {exc}")
         self._seq += 1
-        rec.update(meta, arm=arm.name, prompt_index=prompt_index, seq=self._seq, request_seed=seed,
-                   prompt_input_tokens=prompt.input_tokens)
-        writer.write(rec)
+        rec.phase, rec.round, rec.point = meta["phase"], meta["round"], meta["point"]
+        rec.arm, rec.prompt_index, rec.seq, rec.request_seed = arm.name, prompt_index, self._seq, seed
+        rec.prompt_input_tokens = prompt.input_tokens
+        if rec.error is not None:  # error bodies may echo the API key back
+            rec.error = redact(rec.error, [self.config.api_key])
+        writer.write(rec.model_dump())
         sink.append(rec)
         stats["done"] += 1
-        stats["errors"] += 0 if rec["ok"] else 1
-        stats["tokens"] += rec["output_tokens"] if rec["ok"] else 0
+        stats["errors"] += 0 if rec.ok else 1
+        stats["tokens"] += rec.output_tokens if rec.ok else 0
         self.progress({"type": "request", "arm": arm.name, **stats})
 
     async def _recorder(self, queue: asyncio.Queue[tuple[Any, ...]]) -> None:
@@ -172,7 +194,7 @@ class Runner:
             raise self._record_errors.pop(0)
 
     async def _batch(self, arm: ArmSpec, point: LoadPoint, indices: list[int], meta: dict[str, Any],
-                     writer: RequestsWriter, sink: list[dict[str, Any]], deadline: float | None,
+                     writer: RequestsWriter, sink: list[RequestRecord], deadline: float | None,
                      stats: dict[str, Any]) -> bool:
         """Serve ``indices`` on ``arm`` under ``point``'s load; False when cut short by a stop or deadline.
 
@@ -189,7 +211,7 @@ class Runner:
                 gc.collect()
 
     async def _serve(self, arm: ArmSpec, point: LoadPoint, indices: list[int], meta: dict[str, Any],
-                     writer: RequestsWriter, sink: list[dict[str, Any]], deadline: float | None,
+                     writer: RequestsWriter, sink: list[RequestRecord], deadline: float | None,
                      stats: dict[str, Any]) -> bool:
         sem = asyncio.Semaphore(point.concurrency) if point.concurrency else None
         offsets = (arrival_offsets(len(indices), point.rate, point.arrival, self.config.seed * 7919 + meta["round"])
@@ -220,23 +242,32 @@ class Runner:
             tasks.append(task)
         await asyncio.gather(*tasks, return_exceptions=True)
         await self._drain()
-        done = sum(1 for r in sink if r.get("round") == meta.get("round") and r["phase"] == meta["phase"])
+        done = sum(1 for r in sink if r.round == meta.get("round") and r.phase == meta["phase"])
         return not cut and not self.stopping and done >= len(indices)
 
     async def _scrape(self, arm: ArmSpec) -> str | None:
-        from benchledger.bench.scrape import fetch_text
-
-        try:
-            return await asyncio.to_thread(fetch_text, arm.metrics, api_key=self.config.api_key)
-        except Exception:
+        """The arm's /metrics text under the aux deadline; None when unavailable, cut by a stop, or stopping."""
+        if self.stopping:
             return None
+        task = asyncio.ensure_future(self.config.aux().get_ok_text(arm.metrics))
+        self._aux.add(task)
+        try:
+            return await task
+        except AuxError:
+            return None
+        except asyncio.CancelledError:
+            if task.cancelled() and self.stopping:
+                return None
+            raise
+        finally:
+            self._aux.discard(task)
 
     async def run_point(self, point: LoadPoint) -> PointResult:
         cfg = self.config
         folder = self.point_folder(point)
         writers = {a.name: RequestsWriter(folder / a.name) for a in cfg.arms}
-        records: dict[str, list[dict[str, Any]]] = {a.name: [] for a in cfg.arms}
-        warm: dict[str, list[dict[str, Any]]] = {a.name: [] for a in cfg.arms}
+        records: dict[str, list[RequestRecord]] = {a.name: [] for a in cfg.arms}
+        warm: dict[str, list[RequestRecord]] = {a.name: [] for a in cfg.arms}
         complete: dict[str, set[int]] = {a.name: set() for a in cfg.arms}
         stats = {a.name: {"done": 0, "errors": 0, "tokens": 0, "point": point.label,
                           "total": cfg.num_prompts} for a in cfg.arms}
@@ -277,7 +308,8 @@ class Runner:
                 if deadline is not None and time.perf_counter() >= deadline:
                     stopped_by = "max_seconds"
                     break
-            after = {a.name: await self._scrape(a) for a in cfg.arms}
+            after = {a.name: await self._scrape(a) for a in cfg.arms}  # none once stopping: an interrupted
+            # window gives no counter-based acceptance, and a stop never waits for a scrape
             for arm in cfg.arms:
                 scrapes[arm.name] = (before[arm.name], after[arm.name])
                 for tag, text in (("before", before[arm.name]), ("after", after[arm.name])):
@@ -297,6 +329,8 @@ class Runner:
                 w.close()
         if self.stopping:
             stopped_by = "interrupted"
+        for name, warm_records in warm.items():
+            records[name] = warm_records + records[name]
         return PointResult(point, folder, records, complete, stopped_by, scrapes, lag.samples)
 
     async def run(self) -> list[PointResult]:

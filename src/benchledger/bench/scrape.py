@@ -10,15 +10,15 @@ Understood families (series are summed over labels other than ``position``, so d
 - SGLang: gauges ``sglang:spec_accept_length`` / ``sglang:spec_accept_rate`` — last-interval values, **not
   windowable**; reported as such, never differenced.
 
-GETs are retried on a fresh connection: a pooled keep-alive connection right after a stream is sometimes dropped.
+A scrape whose text is not Prometheus exposition raises ``ScrapeError`` (the report turns it into a note).
+Fetching is ``bench.auxhttp`` (total deadline per call, retried on a fresh connection).
 """
 
 from __future__ import annotations
 
-import time
-from typing import Any
-
 from prometheus_client.parser import text_string_to_metric_families
+
+from benchledger.bench.rundata import CounterSnapshot
 
 FAMILIES: dict[str, dict[str, str]] = {
     "vllm": {
@@ -47,14 +47,23 @@ FAMILIES: dict[str, dict[str, str]] = {
     },
 }
 SGLANG_GAUGES = ("sglang:spec_accept_length", "sglang:spec_accept_rate")
+PROCESS_START = "process_start_time_seconds"
+
+
+class ScrapeError(ValueError):
+    """A ``/metrics`` body that is not Prometheus text exposition (the message says why, in one line)."""
 
 
 def parse_samples(text: str) -> dict[str, list[tuple[dict[str, str], float]]]:
-    """Sample name → [(labels, value)] from Prometheus text exposition."""
+    """Sample name → [(labels, value)] from Prometheus text exposition; ScrapeError for anything else."""
     out: dict[str, list[tuple[dict[str, str], float]]] = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            out.setdefault(sample.name, []).append((dict(sample.labels), float(sample.value)))
+    try:
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                out.setdefault(sample.name, []).append((dict(sample.labels), float(sample.value)))
+    except Exception as exc:  # the parser raises ValueError, TypeError, IndexError … on foreign text
+        raise ScrapeError(f"not Prometheus text exposition ({type(exc).__name__}: {str(exc)[:80]}): "
+                          f"{text[:60]!r}") from None
     return out
 
 
@@ -65,59 +74,40 @@ def _total(samples: dict[str, list[tuple[dict[str, str], float]]], name: str) ->
     return sum(v for _, v in series)
 
 
-def snapshot(text: str) -> dict[str, Any]:
-    """Normalised counters of one scrape: ``family``, ``drafts``, ``draft_tokens``, ``accepted``,
-    ``per_position`` {pos: value}, ``generated_tokens``; SGLang gauges under ``gauges`` (not windowable)."""
+def snapshot(text: str) -> CounterSnapshot:
+    """Normalised counters of one scrape (``CounterSnapshot``); SGLang gauges under ``gauges`` (not
+    windowable); ``process_start_time_seconds`` when exported. ScrapeError for a body that is not Prometheus."""
     samples = parse_samples(text)
-    snap: dict[str, Any] = {"family": None, "drafts": None, "draft_tokens": None, "accepted": None,
-                            "per_position": {}, "generated_tokens": None, "gauges": {}}
+    snap = CounterSnapshot(process_start_time=_total(samples, PROCESS_START))
     for family, names in FAMILIES.items():
         if names["draft_tokens"] not in samples:
             continue
-        snap["family"] = family
-        for key in ("drafts", "draft_tokens", "accepted", "generated_tokens"):
-            if key in names:
-                snap[key] = _total(samples, names[key])
+        snap.family = family
+        snap.drafts = _total(samples, names["drafts"]) if "drafts" in names else None
+        snap.draft_tokens = _total(samples, names["draft_tokens"])
+        snap.accepted = _total(samples, names["accepted"])
+        snap.generated_tokens = _total(samples, names["generated_tokens"])
         if "per_position" in names:
             per: dict[str, float] = {}
             for labels, value in samples.get(names["per_position"], []):
                 pos = labels.get("position")
                 if pos is not None:
                     per[pos] = per.get(pos, 0.0) + value
-            snap["per_position"] = per
+            snap.per_position = per
         break
-    if snap["family"] is None:
+    if snap.family is None:
         for family, names in FAMILIES.items():
             gen = _total(samples, names["generated_tokens"])
             if gen is not None:
-                snap["family"] = family
-                snap["generated_tokens"] = gen
+                snap.family = family
+                snap.generated_tokens = gen
                 break
     for gauge in SGLANG_GAUGES:
         gauge_value = _total(samples, gauge)
         if gauge_value is not None:
-            snap["gauges"][gauge] = gauge_value
-            snap["family"] = snap["family"] or "sglang"
+            snap.gauges[gauge] = gauge_value
+            snap.family = snap.family or "sglang"
     return snap
 
 
-def fetch_text(url: str, *, attempts: int = 3, timeout: float = 10.0, api_key: str | None = None) -> str:
-    """GET ``url`` and return the body; each attempt on a fresh connection; raises the last error."""
-    import httpx
-
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    last: Exception | None = None
-    for attempt in range(attempts):
-        try:
-            with httpx.Client(timeout=timeout, headers=headers) as client:
-                resp = client.get(url)
-                resp.raise_for_status()
-                return resp.text
-        except httpx.HTTPError as exc:
-            last = exc
-            time.sleep(0.1 * (attempt + 1))
-    assert last is not None
-    raise last
-
-
-__all__ = ["FAMILIES", "SGLANG_GAUGES", "fetch_text", "parse_samples", "snapshot"]
+__all__ = ["FAMILIES", "PROCESS_START", "SGLANG_GAUGES", "ScrapeError", "parse_samples", "snapshot"]

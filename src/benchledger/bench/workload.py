@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from benchledger.bench.auxhttp import AuxError, AuxHTTP
 from benchledger.errors import BenchError
 
 Endpoint = Literal["completions", "chat"]
@@ -31,6 +32,8 @@ class Prompt:
     text: str
     input_tokens: int | None
     input_tokens_source: str
+    note: str = ""
+    """Why the length is only estimated, when a better source failed (said in every summary)."""
 
 
 @dataclass(frozen=True)
@@ -78,74 +81,117 @@ def _text_for(index: int, n_words: int, seed: int) -> str:
 
 
 class _Tokenizer:
-    """The server's tokenizer over HTTP (llama.cpp or vLLM request shapes)."""
+    """The server's tokenizer over HTTP (llama.cpp or vLLM request shapes), each call under the aux deadline."""
 
-    def __init__(self, base_url: str, model: str | None) -> None:
-        import httpx
-
-        self.client = httpx.Client(base_url=base_url, timeout=30.0)
+    def __init__(self, base_url: str, model: str | None, http: AuxHTTP) -> None:
+        self.base = base_url.rstrip("/")
+        self.http = http
         self.model = model
         self.shape: str | None = None
 
-    def close(self) -> None:
-        self.client.close()
-
-    def tokenize(self, text: str) -> list[int] | None:
+    async def tokenize(self, text: str) -> list[int]:
+        """Token ids of ``text``; TokenizerUnusable when no known shape gives a list of integer ids."""
         shapes = [self.shape] if self.shape else ["llamacpp", "vllm"]
+        why = "no answer"
         for shape in shapes:
             body: dict[str, Any] = {"content": text} if shape == "llamacpp" else {"prompt": text}
             if shape == "vllm" and self.model:
                 body["model"] = self.model
             try:
-                resp = self.client.post("/tokenize", json=body)
-            except Exception:
-                return None
-            if resp.status_code == 200 and isinstance(resp.json().get("tokens"), list):
-                self.shape = shape
-                return [int(t) if not isinstance(t, dict) else int(t["id"]) for t in resp.json()["tokens"]]
-        return None
+                resp = await self.http.post(self.base + "/tokenize", body)
+                if resp.status != 200:
+                    why = f"/tokenize answered HTTP {resp.status}"
+                    continue
+                ids = _token_ids(resp.json())
+            except (AuxError, TokenizerUnusable) as exc:
+                why = str(exc)
+                continue
+            if text and not ids:
+                why = "/tokenize returned an empty token list for non-empty text"
+                continue
+            self.shape = shape
+            return ids
+        raise TokenizerUnusable(why)
 
-    def detokenize(self, tokens: list[int]) -> str | None:
+    async def detokenize(self, tokens: list[int]) -> str | None:
         body: dict[str, Any] = {"tokens": tokens}
         if self.shape == "vllm" and self.model:
             body["model"] = self.model
-        resp = self.client.post("/detokenize", json=body)
-        if resp.status_code != 200:
+        try:
+            resp = await self.http.post(self.base + "/detokenize", body)
+            data = resp.json() if resp.status == 200 else None
+        except AuxError:
             return None
-        data = resp.json()
-        text = data.get("content", data.get("prompt"))
+        text = data.get("content", data.get("prompt")) if isinstance(data, dict) else None
         return text if isinstance(text, str) else None
 
 
-def synthetic_prompts(n: int, input_tokens: int, base_url: str | None, model: str | None, seed: int) -> list[Prompt]:
-    """``n`` distinct prompts of exactly ``input_tokens`` tokens (server tokenizer) or approximately so."""
-    tok = _Tokenizer(base_url, model) if base_url else None
-    try:
-        if tok is not None and tok.tokenize("probe") is not None:
-            return [_exact_prompt(tok, i, input_tokens, seed) for i in range(n)]
-    finally:
-        if tok is not None:
-            tok.close()
+class TokenizerUnusable(Exception):
+    """The server's /tokenize gives no usable answer (the message says why); prompts fall back to an estimate."""
+
+
+def _token_ids(data: Any) -> list[int]:
+    tokens = data.get("tokens") if isinstance(data, dict) else None
+    if not isinstance(tokens, list):
+        raise TokenizerUnusable(f"/tokenize answer has no 'tokens' list: {str(data)[:80]!r}")
+    out = []
+    for t in tokens:
+        value = t.get("id") if isinstance(t, dict) else t
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TokenizerUnusable(f"/tokenize returned a token that is not an integer id: {t!r:.40}")
+        out.append(value)
+    return out
+
+
+async def synthetic_prompts(n: int, input_tokens: int, base_url: str | None, model: str | None, seed: int,
+                            http: AuxHTTP | None = None) -> list[Prompt]:
+    """``n`` distinct prompts of exactly ``input_tokens`` tokens (server tokenizer) or approximately so.
+
+    A tokenizer that gives no usable answer (error, timeout, HTML, an empty list, string tokens) falls back to
+    the 4-characters-per-token estimate, stated in each prompt's ``note``; one whose answer stops growing below
+    the requested length (a constant answer, truncation at its max length) is a BenchError. Never loops.
+    """
+    note = ""
+    if base_url:
+        tok = _Tokenizer(base_url, model, http or AuxHTTP())
+        try:
+            await tok.tokenize("probe")
+            return [await _exact_prompt(tok, i, input_tokens, seed) for i in range(n)]
+        except TokenizerUnusable as exc:
+            note = f"server /tokenize unusable ({exc}); prompt lengths estimated at 4 characters per token"
     chars = input_tokens * CHARS_PER_TOKEN_APPROX
     out = []
     for i in range(n):
         text = _text_for(i, input_tokens, seed)[:chars]
-        out.append(Prompt(text=text, input_tokens=None, input_tokens_source="approx-4-chars-per-token"))
+        out.append(Prompt(text=text, input_tokens=None, input_tokens_source="approx-4-chars-per-token", note=note))
     return out
 
 
-def _exact_prompt(tok: _Tokenizer, index: int, want: int, seed: int) -> Prompt:
+MAX_GROW_STEPS = 16
+
+
+async def _exact_prompt(tok: _Tokenizer, index: int, want: int, seed: int) -> Prompt:
     text = _text_for(index, want + 8, seed)
-    ids = tok.tokenize(text) or []
-    while len(ids) < want:
+    ids = await tok.tokenize(text)
+    for _ in range(MAX_GROW_STEPS):
+        if len(ids) >= want:
+            break
         text += " " + _text_for(index + 7919, want, seed)
-        ids = tok.tokenize(text) or []
+        longer = await tok.tokenize(text)
+        if len(longer) <= len(ids):
+            raise BenchError(f"the server's /tokenize answer stopped growing at {len(ids)} tokens, below the "
+                             f"requested {want} (truncated at its max length, or a constant answer): lower "
+                             "--input-tokens or give --prompts")
+        ids = longer
+    if len(ids) < want:
+        raise BenchError(f"could not reach {want} tokens with the server's tokenizer ({len(ids)} after "
+                         f"{MAX_GROW_STEPS} extensions)")
     candidate = ids[:want]
     for _ in range(6):
-        decoded = tok.detokenize(candidate)
+        decoded = await tok.detokenize(candidate)
         if decoded is None:
             break
-        got = tok.tokenize(decoded) or []
+        got = await tok.tokenize(decoded)
         if len(got) == want:
             return Prompt(text=decoded, input_tokens=want, input_tokens_source="server-tokenize")
         candidate = got[:want] if len(got) > want else candidate + ids[len(candidate) : len(candidate) + want - len(got)]
@@ -198,6 +244,7 @@ __all__ = [
     "Endpoint",
     "Prompt",
     "RequestSpec",
+    "TokenizerUnusable",
     "load_prompt_file",
     "synthetic_prompts",
 ]

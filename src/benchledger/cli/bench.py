@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import json
+import math
 import os
 from pathlib import Path
 from typing import Any
 
 import typer
 
+from benchledger.bench.outputs import dumps_strict
 from benchledger.cli.options import LedgerOption, console
-from benchledger.errors import BenchError
+from benchledger.errors import BenchError, BenchInterrupted
 
 
 def register(app: typer.Typer) -> None:
@@ -75,6 +76,12 @@ def bench(
     min_tokens: bool = typer.Option(False, "--min-tokens", help="Also send min_tokens = output tokens."),
     continuous_usage: bool = typer.Option(True, "--continuous-usage/--no-continuous-usage"),
     timeout: float = typer.Option(600.0, "--timeout", help="Per-request timeout, seconds."),
+    aux_timeout: float = typer.Option(5.0, "--aux-timeout",
+                                      help="Total deadline (s) of each tokenize / metrics / health / version call."),
+    max_error_rate: float = typer.Option(0.10, "--max-error-rate",
+                                         help="Exit 3 when an arm's failed share exceeds this (0 completed always)."),
+    test_request: bool = typer.Option(True, "--test-request/--no-test-request",
+                                      help="Send one request per arm first; stop with the server's reason."),
     round_size: int | None = typer.Option(None, "--round-size", help="Prompts per paired round."),
     slo: list[str] = typer.Option([], "--slo", help="Goodput SLO, e.g. ttft_ms=500 (repeatable)."),
     api_key_env: str | None = typer.Option(None, "--api-key-env", help="Env var holding the API key."),
@@ -86,13 +93,16 @@ def bench(
     record_engine: str | None = typer.Option(None, "--record-engine", help="Ledger engine id."),
     record_accelerator: str | None = typer.Option(None, "--record-accelerator", help="Ledger accelerator id."),
     record_title: str = typer.Option("", "--record-title"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing record / run of that id."),
+    record_incomplete: bool = typer.Option(False, "--record-incomplete",
+                                           help="Record an interrupted run too, as complete: false."),
     as_json: bool = typer.Option(False, "--json", help="Machine output on stdout, no progress bar."),
 ) -> None:
     """Run paired, interleaved arms against OpenAI-compatible servers and write raw data + summaries."""
     from benchledger.bench.load import parse_load_points
-    from benchledger.bench.record import RecordTarget
+    from benchledger.bench.record import RecordTarget, check_target
     from benchledger.bench.run import ArmSpec, RunConfig, normalise_url
-    from benchledger.bench.session import new_run_id
+    from benchledger.bench.session import EXIT_INTERRUPTED, EXIT_RUN_FAILED, new_run_id
     from benchledger.bench.workload import RequestSpec, load_prompt_file, synthetic_prompts
 
     urls = _pairs(arm, "--arm")
@@ -141,22 +151,35 @@ def bench(
         if missing:
             raise BenchError(f"--record needs the ledger ids: {', '.join(missing)}")
         root = resolve_ledger_dir(ledger)
-        out = out or root / "runs" / run_id
         target = RecordTarget(ledger_root=root, record_id=run_id, model=record_model or "",
-                              engine=record_engine or "", accelerator=record_accelerator or "", title=record_title)
+                              engine=record_engine or "", accelerator=record_accelerator or "", title=record_title,
+                              overwrite=overwrite, record_incomplete=record_incomplete)
+        check_target(target)  # before anything runs
+    elif record_id is not None:
+        raise BenchError("--record-id needs --record")
+    if max_error_rate < 0 or max_error_rate > 1:
+        raise BenchError("--max-error-rate must be between 0 and 1")
     out = out or Path("runs-scratch") / run_id
     total = num_prompts + warmup
     config = RunConfig(arms=arms, request=request, points=points, prompts=[], num_prompts=num_prompts, out=out,
                        max_seconds=max_seconds, warmup=warmup, timeout=timeout, round_size=round_size, seed=seed,
-                       slos_ms=slos, api_key=api_key, synthetic=prompts is None)
+                       slos_ms=slos, api_key=api_key, synthetic=prompts is None, aux_deadline=aux_timeout,
+                       test_request=test_request)
     if prompts is not None:
         config.prompts = load_prompt_file(prompts)
     else:
-        config.prompt_builder = lambda url: synthetic_prompts(total, input_tokens, url, model, seed)
-    result = _run_with_progress(config, target, as_json)
-    _render(result, as_json)
+        config.prompt_builder = lambda url, aux: synthetic_prompts(total, input_tokens, url, model, seed, aux)
+    try:
+        result = _run_with_progress(config, target, as_json)
+    except BenchInterrupted as exc:
+        console(stderr=True).print(f"[red]interrupted[/]: {exc}")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    problems = result.problems(max_error_rate)
+    _render(result, as_json, problems)
     if result.interrupted:
-        raise typer.Exit(130)
+        raise typer.Exit(EXIT_INTERRUPTED)
+    if problems:
+        raise typer.Exit(EXIT_RUN_FAILED)
 
 
 def _run_with_progress(config: Any, target: Any, quiet: bool) -> Any:
@@ -188,15 +211,19 @@ def _run_with_progress(config: Any, target: Any, quiet: bool) -> Any:
 
 
 def _fmt(value: Any, digits: int = 2) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    return f"{value:.{digits}f}" if ok else "—"
 
 
-def _render(result: Any, as_json: bool) -> None:
+def _render(result: Any, as_json: bool, problems: list[str] | None = None) -> None:
+    problems = problems or []
     if as_json:
-        payload = {"out": str(result.out), "interrupted": result.interrupted,
+        payload = {"out": str(result.out), "interrupted": result.interrupted, "problems": problems,
                    "record": str(result.record_path) if result.record_path else None,
-                   "points": [{"summaries": o["summaries"], "comparison": o["comparison"]} for o in result.outputs]}
-        print(json.dumps(payload, indent=2, default=str))
+                   "record_skipped": result.record_skipped,
+                   "points": [{"summaries": {k: v.flat() for k, v in o["summaries"].items()},
+                               "comparison": o["comparison"]} for o in result.outputs]}
+        print(dumps_strict(payload))
         return
     from rich.table import Table
 
@@ -207,22 +234,29 @@ def _render(result: Any, as_json: bool) -> None:
         for col in ("arm", "ok", "failed", "out tok/s", "TTFT med ms", "TPOT med ms", "accept", "AL",
                     "speedup tok/s [95% CI]", "verdict"):
             table.add_column(col)
-        for name, s in o["summaries"].items():
+        for name, summary in o["summaries"].items():
+            s = summary.flat()
             c = comp["arms"].get(name)
-            sp = "baseline" if c is None else _speedup(c["output_throughput_speedup"])
-            verdict = "" if c is None else c["output_throughput_speedup"]["verdict"]
-            table.add_row(name, str(s["completed"]), str(s["failed"]), _fmt(s["output_throughput"], 1),
-                          _fmt(s["median_ttft_ms"]), _fmt(s["median_tpot_ms"]),
-                          _fmt(s["spec_decode_acceptance_rate"]), _fmt(s["spec_decode_acceptance_length"]), sp, verdict)
+            ok_c = c is not None and "output_throughput_speedup" in c
+            sp = "baseline" if c is None else _speedup(c["output_throughput_speedup"]) if ok_c else "—"
+            verdict = "" if not ok_c else c["output_throughput_speedup"]["verdict"]
+            table.add_row(name, str(s["completed"]), str(s["failed"]), _fmt(s.get("output_throughput"), 1),
+                          _fmt(s.get("median_ttft_ms")), _fmt(s.get("median_tpot_ms")),
+                          _fmt(s.get("spec_decode_acceptance_rate")), _fmt(s.get("spec_decode_acceptance_length")),
+                          sp, verdict)
         con.print(table)
-        for name, s in o["summaries"].items():
-            for w in s["warnings"]:
+        for name, summary in o["summaries"].items():
+            for w in summary.warnings:
                 con.print(f"[yellow]warning[/] {comp['load_point']} {name}: {w}")
     con.print(f"outputs: {result.out}")
     if result.record_path:
         con.print(f"record: {result.record_path}")
+    if result.record_skipped:
+        con.print(f"[yellow]record[/]: {result.record_skipped}")
     if result.interrupted:
         con.print("[red]interrupted[/]: partial results saved; summaries are marked complete: false")
+    for line in problems:
+        con.print(f"[red]failed[/] {line}")
 
 
 def _speedup(c: dict[str, Any]) -> str:

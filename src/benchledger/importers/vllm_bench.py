@@ -4,9 +4,9 @@ Key semantics (harness-metrics.md §1-§2): ``*_ttft_ms`` = first SSE message wi
 ``*_tpot_ms`` = per request (E2EL − TTFT)/(n − 1); ``*_itl_ms`` = per-*chunk* gaps pooled over requests;
 ``output_throughput`` = Σ output tokens / duration (drain tail included); ``spec_decode_*`` = /metrics counters
 differenced over the run (rate in %, length with the bonus token, per-position = unconditional survival).
-A benchledger ``summary.json`` (``benchledger bench``) uses the same keys; it is recognised by its ``definitions``
-and ``spec_decode_counter_family`` keys, keeps benchledger's definitions, gives the acceptance rate as a fraction,
-and states warmup (``warmup_requests``); ``median_itl_per_token_ms`` becomes ``itl_per_token``.
+A benchledger ``summary.json`` (``benchledger bench``) is recognised by its ``definitions`` and
+``spec_decode_counter_family`` keys; its results and acceptance come from the one mapping that ``bench --record``
+uses too (``importers/benchledger_run.py``), and it states warmup (``warmup_requests``).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import math
 from typing import Any
 
 from benchledger.errors import ImportFormatError
+from benchledger.importers.benchledger_run import summary_acceptance, summary_results
 from benchledger.importers.common import (
     InputFile,
     distribution,
@@ -50,8 +51,6 @@ LATENCY_KEYS: dict[str, tuple[str, str]] = {
 SPEC_NOTE = ("Spec-decode counters are present, so speculation was on, but the file states neither the method "
              "nor a baseline run: acceptance is recorded, `speculative` is left for the reviewer to set together "
              "with the baseline arm it is compared against.")
-BENCHLEDGER_DEFINITIONS = {"vllm-ttft": "benchledger-ttft", "vllm-tpot": "benchledger-tpot",
-                           "vllm-itl-per-chunk": "benchledger-itl-per-chunk", "vllm-e2el": "benchledger-e2el"}
 STATS = (("mean", "mean"), ("median", "median"), ("std", "std"), ("p90", "p90"), ("p95", "p95"), ("p99", "p99"))
 
 
@@ -148,8 +147,10 @@ def _lengths(data: dict[str, Any], per_request: str, total: str, completed: floa
 
 
 def _results(src: InputFile, data: dict[str, Any], is_benchledger: bool) -> list[Result]:
-    def definition(name: str) -> str:
-        return BENCHLEDGER_DEFINITIONS.get(name, name) if is_benchledger else name
+    if is_benchledger:
+        return summary_results(data, lambda metric, stat, value, unit: Result.model_validate({
+            "metric": metric, "stat": stat, "value": value, "unit": unit, "provenance": "measured",
+            "run": src.artifact_path, "sha256": src.sha256}))
 
     out: list[Result] = []
     simple = (("output_throughput", "output_throughput", "tok/s", "vllm-output-throughput"),
@@ -160,17 +161,12 @@ def _results(src: InputFile, data: dict[str, Any], is_benchledger: bool) -> list
     for key, metric, unit, name in simple:
         value = optional_number(data, key, src.path)
         if value is not None:
-            out.append(measured_result(metric, "value", value, unit, src, definition(name)))
-    if is_benchledger:
-        for prefix, stat in STATS:
-            value = optional_number(data, f"{prefix}_itl_per_token_ms", src.path)
-            if value is not None:
-                out.append(measured_result("itl_per_token", stat, value, "ms", src, "benchledger-itl-per-token"))
+            out.append(measured_result(metric, "value", value, unit, src, name))
     for short, (metric, name) in LATENCY_KEYS.items():
         for prefix, stat in STATS:
             value = optional_number(data, f"{prefix}_{short}_ms", src.path)
             if value is not None:
-                out.append(measured_result(metric, stat, value, "ms", src, definition(name)))
+                out.append(measured_result(metric, stat, value, "ms", src, name))
     return out
 
 
@@ -185,14 +181,17 @@ def _speculative(src: InputFile, data: dict[str, Any], benchledger: bool) -> tup
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in per_pos)):
         raise ImportFormatError(src.path, "spec_decode_per_position_acceptance_rates", "expected a list of numbers")
     counts = {k: data.get(f"spec_decode_{k}") for k in ("num_drafts", "draft_tokens", "accepted_tokens")}
+    stated = ", ".join(f"{n}={v}" for n, v in counts.items() if v is not None)
+    k = f"; {len(per_pos)} per-position rates (k = {len(per_pos)})" if per_pos else ""
+    if benchledger:
+        shared = summary_acceptance(data, lambda value, unit: measured(value, unit, src))
+        return (shared, f"spec-decode counters over the run: {stated}{k}") if shared is not None else None
     acceptance = Acceptance(
         rate=measured(rate, "fraction" if benchledger else "%", src) if rate is not None else None,
         mean_length=measured(length, "tokens", src) if length is not None else None,
         per_position=[measured(float(v), "fraction", src) for v in per_pos or []],
         definition="vllm-counters-windowed", window="the benchmark run (counters read before and after)",
     )
-    stated = ", ".join(f"{n}={v}" for n, v in counts.items() if v is not None)
-    k = f"; {len(per_pos)} per-position rates (k = {len(per_pos)})" if per_pos else ""
     return acceptance, f"spec-decode counters over the run: {stated}{k}"
 
 

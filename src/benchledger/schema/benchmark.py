@@ -172,6 +172,8 @@ class Benchmark(RecordBase):
     workload: Workload
     arms: list[Arm] = Field(min_length=1)
     contests: list[str] = Field(default_factory=list, description="Benchmark ids whose values disagree with this.")
+    complete: bool = Field(default=True, description="False for a measured run that was interrupted before its "
+                           "end (benchledger bench --record-incomplete); the audit flags it (measured.incomplete).")
 
     @model_validator(mode="after")
     def _arm_names_unique(self) -> Benchmark:

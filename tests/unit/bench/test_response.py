@@ -28,11 +28,11 @@ def test_continuous_usage_gives_token_deltas() -> None:
     r = parse_stream(raw([ev(100.1, chunk("ab", 2)), ev(100.2, chunk("c", 3)), ev(100.3, chunk("", 3)),
                           ev(100.3, {"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 3}}),
                           ev(100.3, "[DONE]")]), origin=100.0)
-    assert r["ok"] and r["error"] is None
-    assert r["chunk_tokens"] == [2, 1] and r["chunk_token_source"] == "continuous_usage"
-    assert r["chunk_times"] == [100.1 - 100.0, 100.2 - 100.0]
-    assert r["output_tokens"] == 3 and r["output_tokens_source"] == "usage" and r["input_tokens"] == 5
-    assert r["response_id"] == "r1"
+    assert r.ok and r.error is None
+    assert r.chunk_tokens == [2, 1] and r.chunk_token_source == "continuous_usage"
+    assert r.chunk_times == [100.1 - 100.0, 100.2 - 100.0]
+    assert r.output_tokens == 3 and r.output_tokens_source == "usage" and r.input_tokens == 5
+    assert r.response_id == "r1"
 
 
 def test_counted_when_no_per_chunk_usage_and_llamacpp_timings() -> None:
@@ -40,9 +40,10 @@ def test_counted_when_no_per_chunk_usage_and_llamacpp_timings() -> None:
              "usage": {"prompt_tokens": 5, "completion_tokens": 4}, "timings": {"draft_n": 6, "draft_n_accepted": 3}}
     r = parse_stream(raw([ev(100.1, chunk("a")), ev(100.2, chunk("b")), ev(100.3, final), ev(100.3, "[DONE]")]),
                      origin=100.0)
-    assert r["chunk_tokens"] == [1, 1] and r["chunk_token_source"] == "counted"
-    assert r["output_tokens"] == 4 and r["finish_reason"] == "length"
-    assert r["spec"] == {"kind": "llamacpp-timings", "draft_tokens": 6, "accepted_tokens": 3}
+    assert r.chunk_tokens == [1, 1] and r.chunk_token_source == "counted"
+    assert r.output_tokens == 4 and r.finish_reason == "length"
+    assert r.spec is not None and r.spec.model_dump(exclude_none=True) == {"kind": "llamacpp-timings", "draft_tokens": 6,
+                                                                       "accepted_tokens": 3}
 
 
 def test_chat_delta_and_vllm_per_request_metrics() -> None:
@@ -52,20 +53,20 @@ def test_chat_delta_and_vllm_per_request_metrics() -> None:
             "metrics": {"speculative_decoding": {"num_draft_tokens": 9, "num_accepted_draft_tokens": 6,
                                                  "num_spec_steps": 3}}}
     r = parse_stream(raw([ev(100.05, first), ev(100.1, body), ev(100.2, last), ev(100.2, "[DONE]")]), 100.0)
-    assert r["chunk_times"] == [100.1 - 100.0]  # the role-only chunk is not generated content
-    assert r["spec"]["drafts"] == 3 and r["spec"]["accepted_tokens"] == 6
+    assert r.chunk_times == [100.1 - 100.0]  # the role-only chunk is not generated content
+    assert r.spec is not None and r.spec.drafts == 3 and r.spec.accepted_tokens == 6
 
 
 def test_invalid_json_and_error_chunk_and_missing_done() -> None:
     bad = parse_stream(raw([ev(100.1, chunk("a")), ev(100.2, "{nope"), ev(100.3, "[DONE]")]), 100.0)
-    assert not bad["ok"] and bad["error"].startswith("invalid JSON in SSE chunk")
-    assert bad["chunk_times"] == [100.1 - 100.0]  # what arrived is kept
+    assert not bad.ok and bad.error.startswith("invalid JSON in SSE chunk")
+    assert bad.chunk_times == [100.1 - 100.0]  # what arrived is kept
     err = parse_stream(raw([ev(100.1, {"error": {"message": "boom"}})]), 100.0)
-    assert not err["ok"] and "boom" in err["error"]
+    assert not err.ok and "boom" in err.error
     cut = parse_stream(raw([ev(100.1, chunk("a"))]), 100.0)
-    assert not cut["ok"] and cut["error"] == "stream ended without [DONE]"
+    assert not cut.ok and cut.error == "stream ended without [DONE]"
 
 
 def test_http_error_status() -> None:
     r = parse_stream(raw([], status=429, error="HTTP 429: slow down"), 100.0)
-    assert not r["ok"] and r["http_status"] == 429 and r["error"] == "HTTP 429: slow down"
+    assert not r.ok and r.http_status == 429 and r.error == "HTTP 429: slow down"

@@ -40,10 +40,10 @@ llamacpp:spec_decode_num_accepted_tokens_per_pos_total{position="1"} 2
 
 def test_vllm_sums_engines() -> None:
     snap = snapshot(VLLM)
-    assert snap["family"] == "vllm"
-    assert (snap["drafts"], snap["draft_tokens"], snap["accepted"]) == (40.0, 120.0, 60.0)
-    assert snap["per_position"] == {"0": 36.0, "1": 16.0}
-    assert snap["generated_tokens"] == 100.0
+    assert snap.family == "vllm"
+    assert (snap.drafts, snap.draft_tokens, snap.accepted) == (40.0, 120.0, 60.0)
+    assert snap.per_position == {"0": 36.0, "1": 16.0}
+    assert snap.generated_tokens == 100.0
 
 
 def vllm_text(drafts: float, tokens: float, accepted: float, pos: tuple[float, float]) -> str:
@@ -60,7 +60,7 @@ def vllm_text(drafts: float, tokens: float, accepted: float, pos: tuple[float, f
 def test_windowed_acceptance_differences_counters() -> None:
     before = snapshot(vllm_text(10, 30, 20, (9, 7)))
     after = snapshot(vllm_text(20, 60, 44, (17, 13)))
-    acc = acceptance_from_counters(before, after)
+    acc = acceptance_from_counters(before.model_dump(), after.model_dump())
     assert acc is not None
     assert acc["num_drafts"] == 10 and acc["draft_tokens"] == 30 and acc["accepted_tokens"] == 24
     assert acc["acceptance_rate"] == 24 / 30
@@ -70,28 +70,28 @@ def test_windowed_acceptance_differences_counters() -> None:
 
 def test_llamacpp_new_names() -> None:
     snap = snapshot(LLAMACPP)
-    assert snap["family"] == "llamacpp"
-    assert (snap["drafts"], snap["draft_tokens"], snap["accepted"]) == (2.0, 8.0, 6.0)
-    assert snap["generated_tokens"] == 12.0
+    assert snap.family == "llamacpp"
+    assert (snap.drafts, snap.draft_tokens, snap.accepted) == (2.0, 8.0, 6.0)
+    assert snap.generated_tokens == 12.0
 
 
 def test_llamacpp_old_names_have_no_draft_count() -> None:
     text = "llamacpp:n_drafted_total 10\nllamacpp:n_drafted_accepted_total 4\nllamacpp:tokens_predicted_total 50\n"
     before, after = snapshot(text), snapshot(text.replace(" 10", " 30").replace(" 4\n", " 14\n"))
-    assert after["family"] == "llamacpp-old"
-    acc = acceptance_from_counters(before, after)
+    assert after.family == "llamacpp-old"
+    acc = acceptance_from_counters(before.model_dump(), after.model_dump())
     assert acc is not None
     assert acc["acceptance_rate"] == 10 / 20 and acc["acceptance_length"] is None
 
 
 def test_sglang_gauges_are_not_counters() -> None:
     snap = snapshot("# TYPE sglang:spec_accept_length gauge\nsglang:spec_accept_length{model_name=\"m\"} 2.5\n")
-    assert snap["family"] == "sglang"
-    assert snap["draft_tokens"] is None
-    assert snap["gauges"] == {"sglang:spec_accept_length": 2.5}
-    assert acceptance_from_counters(snap, snap) is None
+    assert snap.family == "sglang"
+    assert snap.draft_tokens is None
+    assert snap.gauges == {"sglang:spec_accept_length": 2.5}
+    assert acceptance_from_counters(snap.model_dump(), snap.model_dump()) is None
 
 
 def test_no_spec_metrics() -> None:
     snap = snapshot("# TYPE foo counter\nfoo_total 1\n")
-    assert snap["family"] is None and snap["draft_tokens"] is None
+    assert snap.family is None and snap.draft_tokens is None

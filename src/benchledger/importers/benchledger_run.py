@@ -1,0 +1,80 @@
+"""The one mapping from a benchledger ``summary.json`` to ledger results and acceptance.
+
+Used by ``benchledger bench --record`` (``bench/record.py``) and by ``benchledger import benchledger-run``
+(``importers/vllm_bench.py``), so one run gives the same results either way; only where the evidence lives
+(``run`` / ``sha256``) differs — the arm folder with ``requests.jsonl`` for a recorded run, the stored
+``summary.json`` for an import. benchledger's own definitions apply, so ``definition`` is left unset.
+Non-finite and missing values are skipped, never written.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from benchledger.schema import Acceptance, Quantity, Result
+
+MakeResult = Callable[[str, str, Any, str], Result]
+"""(metric, stat, value, unit) → a Result carrying the caller's provenance."""
+MakeQuantity = Callable[[float, str], Quantity]
+"""(value, unit) → a Quantity carrying the caller's provenance."""
+
+SIMPLE_KEYS: tuple[tuple[str, str, str], ...] = (
+    # summary key, metric, unit (stat "value")
+    ("output_throughput", "output_throughput", "tok/s"),
+    ("total_token_throughput", "total_throughput", "tok/s"),
+    ("request_throughput", "request_throughput", "req/s"),
+    ("completed", "completed_requests", "requests"),
+    ("failed", "failed_requests", "requests"),
+)
+LATENCY_KEYS: tuple[tuple[str, str], ...] = (
+    # summary key infix, metric
+    ("ttft", "ttft"),
+    ("tpot", "tpot"),
+    ("itl", "itl"),
+    ("itl_per_token", "itl_per_token"),
+    ("e2el", "e2e_latency"),
+)
+LATENCY_STATS = ("mean", "median", "std", "p90", "p99")
+
+
+def finite(value: Any) -> bool:
+    """A real, finite number (not a bool)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def result_keys() -> list[tuple[str, str, str, str]]:
+    """Every (summary key, metric, stat, unit) that becomes a result."""
+    keys = [(key, metric, "value", unit) for key, metric, unit in SIMPLE_KEYS]
+    keys += [(f"{stat}_{infix}_ms", metric, stat, "ms") for infix, metric in LATENCY_KEYS for stat in LATENCY_STATS]
+    return keys
+
+
+def summary_results(summary: Mapping[str, Any], make: MakeResult) -> list[Result]:
+    """The ledger results of one arm's summary."""
+    return [make(metric, stat, summary[key], unit) for key, metric, stat, unit in result_keys() if finite(summary.get(key))]
+
+
+def summary_acceptance(summary: Mapping[str, Any], make: MakeQuantity) -> Acceptance | None:
+    """Windowed counter acceptance of a speculative arm, or None (no counters, or a reset window)."""
+    if summary.get("spec_decode_counter_window") == "reset":
+        return None
+    rate_value: Any = summary.get("spec_decode_acceptance_rate")
+    if not finite(rate_value):
+        return None
+    length: Any = summary.get("spec_decode_acceptance_length")
+    per_pos = [make(float(v), "fraction") for v in summary.get("spec_decode_per_position_acceptance_rates") or []
+               if finite(v)]
+    family = summary.get("spec_decode_counter_family") or "engine"
+    return Acceptance(
+        rate=make(float(rate_value), "fraction"),
+        mean_length=make(float(length), "tokens") if finite(length) else None,
+        per_position=per_pos,
+        definition=f"{family}-counters-windowed: rate = Δaccepted/Δdraft_tokens, mean length = "
+        "1 + Δaccepted/Δdrafts (bonus token included), per-position = Δaccepted_pos/Δdrafts",
+        window="measured rounds after warmup (metrics-before.prom → metrics-after.prom in the run folder)",
+    )
+
+
+__all__ = ["LATENCY_KEYS", "SIMPLE_KEYS", "MakeQuantity", "MakeResult", "finite", "result_keys", "summary_acceptance", "summary_results"]
