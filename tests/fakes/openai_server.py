@@ -113,8 +113,8 @@ class FakeOpenAI:
         self.seq = 0
         self.scrapes = 0
         self.tokenize_calls = 0
-        self.metrics_closed: list[float] = []
-        """When each connection that asked for /metrics was closed (``time.perf_counter``)."""
+        self.closed_after: dict[str, list[float]] = {}
+        """Path → when each connection that asked for it was closed (``time.perf_counter``)."""
         self.vocab: dict[str, int] = {}
         self.words: list[str] = []
         self._truth_fd: int | None = None
@@ -145,7 +145,7 @@ class Connection(asyncio.Protocol):
         self.closed = False
         self.t_accept = 0.0
         self.stream: Stream | None = None
-        self.asked_metrics = False
+        self.asked: set[str] = set()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.t_accept = time.perf_counter()
@@ -159,8 +159,8 @@ class Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
-        if self.asked_metrics:
-            self.app.metrics_closed.append(time.perf_counter())
+        for path in self.asked:
+            self.app.closed_after.setdefault(path, []).append(time.perf_counter())
         if self.stream is not None:
             self.stream.cancel()
 
@@ -184,6 +184,7 @@ class Connection(asyncio.Protocol):
         body = self.buf[end + 4 : end + 4 + length]
         self.buf = self.buf[end + 4 + length :]
         t_read = time.perf_counter()
+        self.asked.add(path)
         keep_alive = headers.get("connection", "").lower() != "close"
         self.busy = True
         if method == "GET":
@@ -247,7 +248,6 @@ class Connection(asyncio.Protocol):
     def _metrics(self, keep_alive: bool) -> None:
         app, mode = self.app, self.app.config.metrics
         app.scrapes += 1
-        self.asked_metrics = True
         if mode == "hang":
             self.busy = True
             return
@@ -502,6 +502,7 @@ def main() -> None:
     parser.add_argument("--tokenize", default="none")
     parser.add_argument("--metrics", default="ok")
     parser.add_argument("--api-key", default=None, help="accepted and ignored (a launch secret for tests)")
+    parser.add_argument("-k", dest="launch_k", default=None, help="accepted and ignored (a launch secret for tests)")
     args = parser.parse_args()
     print("argv:", sys.argv, flush=True)  # as engines do: a launch secret must not survive in the log
     if args.cpu is not None and hasattr(os, "sched_setaffinity"):

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 from tests.fakes.openai_server import FakeConfig, FakeServer
 
 from benchledger.audit import run_audit
 from benchledger.bench.load import LoadPoint
+from benchledger.bench.record import RecordTarget
 from benchledger.bench.run import ArmSpec, RunConfig
 from benchledger.bench.session import run_session
 from benchledger.bench.workload import Prompt, RequestSpec
@@ -45,3 +49,35 @@ def test_bench_summary_imports_back_to_the_same_numbers(tmp_path: Path) -> None:
     assert acc.mean_length.value == summary["spec_decode_acceptance_length"]
     assert getattr(record.workload.warmup, "value", None) == f"{summary['warmup_requests']} requests"
     assert [f for f in run_audit(Ledger.load(root)).findings if f.severity == "error"] == []
+
+
+def test_bench_record_and_import_give_the_same_results(tmp_path: Path) -> None:
+    """One mapping from a summary to results (importers/benchledger_run.py) serves both paths."""
+    root = tmp_path / "ledger"
+    init = subprocess.run([sys.executable, "-m", "benchledger", "init", str(root), "--with-reference"],
+                          capture_output=True, timeout=120, check=False)
+    assert init.returncode == 0
+    with FakeServer(FakeConfig(ttft=0.01, step=0.003, k=3, accept_pattern=[3, 1, 2, 0])) as spec:
+        cfg = RunConfig(arms=[ArmSpec("spec", spec.url, spec_method="mtp", spec_k=3)],
+                        request=RequestSpec(output_tokens=16, extra={}), points=[LoadPoint(concurrency=2)],
+                        prompts=PROMPTS, num_prompts=8, out=tmp_path / "out", warmup=1, timeout=10.0, round_size=2)
+        target = RecordTarget(ledger_root=root, record_id="rec-run", model="gemma-3-27b", engine="llama-cpp",
+                              accelerator="nvidia-b200")
+        session = run_session(cfg, record=target)
+    assert session.record_path is not None
+    recorded = Ledger.load(root).get("rec-run")
+    assert isinstance(recorded, Benchmark)
+    summary_path = root / "runs" / "rec-run" / "spec" / "summary.json"
+    other = tmp_path / "imported"
+    other.mkdir()
+    outcomes = import_files("benchledger-run", [summary_path], other, ImportOptions())
+    imported = Ledger.load(other).get(next(o.record_id for o in outcomes if o.kind == "benchmark"))
+    assert isinstance(imported, Benchmark)
+
+    def shape(arm: Any) -> tuple[Any, Any]:
+        results = sorted((r.metric, r.stat, r.value, r.unit, r.definition) for r in arm.results)
+        acc = arm.acceptance
+        return results, (acc.rate.value, acc.mean_length.value, [q.value for q in acc.per_position], acc.definition)
+
+    assert shape(recorded.arms[0]) == shape(imported.arms[0])
+    assert len(recorded.arms[0].results) >= 20

@@ -1,0 +1,229 @@
+"""``benchledger bench`` as a user runs it (a subprocess, real sockets, the fake server's faults): honest exit
+status, a test request first, signals in every phase, safe recording, no secret written."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.fakes.openai_server import FakeConfig, FakeServer
+
+from benchledger.audit import run_audit
+from benchledger.ledger import Ledger
+
+SERVER = Path(__file__).resolve().parents[1] / "fakes" / "openai_server.py"
+IDS = ["--record-model", "gemma-3-27b", "--record-engine", "llama-cpp", "--record-accelerator", "nvidia-b200"]
+
+
+def bench(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "benchledger", "bench", "--warmup", "0", "--output-tokens", "4", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False,
+                          env={**os.environ, **(env or {})})
+
+
+def start(*args: str) -> subprocess.Popen[str]:
+    cmd = [sys.executable, "-m", "benchledger", "bench", "--warmup", "0", "--output-tokens", "4", *args]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def strict_json(text: str) -> dict[str, object]:
+    def refuse(name: str) -> object:
+        raise ValueError(f"non-JSON constant {name}")
+
+    data: dict[str, object] = json.loads(text, parse_constant=refuse)
+    return data
+
+
+@pytest.fixture(scope="module")
+def reference_ledger(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("ref") / "ledger"
+    done = subprocess.run([sys.executable, "-m", "benchledger", "init", str(root), "--with-reference"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    return root
+
+
+@pytest.fixture
+def ledger(reference_ledger: Path, tmp_path: Path) -> Iterator[Path]:
+    root = tmp_path / "ledger"
+    shutil.copytree(reference_ledger, root)
+    yield root
+
+
+def test_every_request_failing_exits_3_with_the_reasons_and_json_has_no_nan(tmp_path: Path) -> None:
+    with FakeServer(FakeConfig(fault="http_500")) as srv:
+        done = bench("--base-url", srv.url, "--num-prompts", "3", "--out", str(tmp_path / "o"), "--json",
+                     "--no-test-request")
+    assert done.returncode == 3, done.stderr
+    payload = strict_json(done.stdout)
+    assert payload["problems"] == ["conc-1 base: no completed request (top errors: 3× HTTP 500)"]
+    human = bench("--base-url", "http://127.0.0.1:9", "--num-prompts", "2", "--out", str(tmp_path / "h"),
+                  "--no-test-request")
+    assert human.returncode == 3
+    assert "no completed request (top errors: 2× connect failed)" in human.stdout
+    assert "nan" not in human.stdout.lower()
+
+
+def test_the_test_request_stops_with_the_servers_reason(tmp_path: Path) -> None:
+    with FakeServer(FakeConfig(fault="http_500")) as srv:
+        done = bench("--base-url", srv.url, "--num-prompts", "3", "--out", str(tmp_path / "o"))
+        sent = srv.app.seq
+    assert done.returncode == 2
+    assert "test request to arm 'base'" in done.stderr and "HTTP 500: " in done.stderr and "fake 500" in done.stderr
+    assert sent == 0 and not (tmp_path / "o" / "base" / "requests.jsonl").exists()  # nothing measured
+
+
+def test_error_rate_above_the_limit_fails(tmp_path: Path) -> None:
+    with FakeServer(FakeConfig(fault="echo_key_sse")) as bad, FakeServer(FakeConfig()) as good:
+        done = bench("--arm", f"base={good.url}", "--arm", f"other={bad.url}", "--num-prompts", "3",
+                     "--out", str(tmp_path / "o"), "--json", "--no-test-request", "--max-error-rate", "0.5")
+    assert done.returncode == 3
+    problems = strict_json(done.stdout)["problems"]
+    assert problems == ["conc-1 other: no completed request (top errors: 3× server error in stream)"]
+
+
+def test_an_empty_tokenizer_answer_falls_back_and_the_run_finishes(tmp_path: Path) -> None:
+    with FakeServer(FakeConfig(tokenize="empty", ttft=0.001, step=0.001)) as srv:
+        start_t = time.perf_counter()
+        done = bench("--base-url", srv.url, "--num-prompts", "3", "--out", str(tmp_path / "o"), "--json")
+        elapsed = time.perf_counter() - start_t
+        calls = srv.app.tokenize_calls
+    assert done.returncode == 0, done.stderr
+    assert calls <= 2  # the probe only: no loop
+    summary = json.loads((tmp_path / "o" / "base" / "summary.json").read_text())
+    assert summary["prompt_source"] == "approx-4-chars-per-token"
+    assert any("server /tokenize unusable" in n for n in summary["notes"])
+    print(f"empty-tokenizer bench wall time: {elapsed:.2f} s")
+
+
+def _sigint_when(proc: subprocess.Popen[str], ready: object, what: str) -> float:
+    deadline = time.monotonic() + 60
+    while not ready():  # type: ignore[operator]
+        assert proc.poll() is None, proc.communicate()[1]
+        assert time.monotonic() < deadline, f"never reached: {what}"
+        time.sleep(0.02)
+    t_signal = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    return t_signal
+
+
+def test_sigint_cuts_a_trickling_metrics_scrape(tmp_path: Path) -> None:
+    with FakeServer(FakeConfig(metrics="trickle", ttft=0.001, step=0.001)) as srv:
+        proc = start("--base-url", srv.url, "--num-prompts", "3", "--out", str(tmp_path / "o"), "--json",
+                     "--aux-timeout", "600")
+        t_signal = _sigint_when(proc, lambda: srv.app.scrapes >= 1, "the first scrape")
+        _, stderr = proc.communicate(timeout=60)
+        closed = srv.app.closed_after.get("/metrics", [])
+    assert proc.returncode == 130, stderr
+    assert closed and closed[0] - t_signal < 2.0  # the scrape's connection dropped right after the signal
+    summary = json.loads((tmp_path / "o" / "base" / "summary.json").read_text())
+    assert summary["complete"] is False and summary["stopped_by"] == "interrupted"
+    print(f"SIGINT → trickling scrape closed after {closed[0] - t_signal:.3f} s")
+
+
+def test_sigint_during_prompt_building_exits_130(tmp_path: Path) -> None:
+    with FakeServer(FakeConfig(tokenize="hang")) as srv:
+        proc = start("--base-url", srv.url, "--num-prompts", "3", "--out", str(tmp_path / "o"),
+                     "--aux-timeout", "600")
+        t_signal = _sigint_when(proc, lambda: srv.app.tokenize_calls >= 1, "the tokenizer probe")
+        _, stderr = proc.communicate(timeout=60)
+        closed = srv.app.closed_after.get("/tokenize", [])
+    assert proc.returncode == 130, stderr
+    assert "interrupted before the run started" in stderr
+    assert closed and closed[0] - t_signal < 2.0
+    print(f"SIGINT → hanging /tokenize closed after {closed[0] - t_signal:.3f} s")
+
+
+@pytest.mark.parametrize(("args", "why"), [
+    (["--record-id", "../../victim"], "expected a slug"),
+    (["--record-id", "a/b"], "expected a slug"),
+    (["--record-model", "no-such-model"], "no such record"),
+    (["--record-engine", "gemma-3-27b"], "is a model, not a engine"),
+])
+def test_bad_record_ids_are_refused_before_the_run(ledger: Path, tmp_path: Path, args: list[str],
+                                                   why: str) -> None:
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "keep.txt").write_text("precious")
+    with FakeServer(FakeConfig()) as srv:
+        ids = dict(zip(IDS[::2], IDS[1::2], strict=True))
+        ids.update(dict(zip(args[::2], args[1::2], strict=True)))
+        flat = [x for kv in ids.items() for x in kv]
+        done = bench("--base-url", srv.url, "--num-prompts", "2", "--record", "--ledger", str(ledger), *flat)
+        sent = srv.app.seq
+    assert done.returncode == 2 and why in done.stderr, done.stderr
+    assert sent == 0
+    assert (victim / "keep.txt").read_text() == "precious"
+
+
+def test_an_existing_record_id_is_refused_without_overwrite(ledger: Path, tmp_path: Path) -> None:
+    with FakeServer(FakeConfig()) as srv:
+        common = ["--base-url", srv.url, "--num-prompts", "2", "--record", "--ledger", str(ledger), *IDS,
+                  "--record-id", "my-run"]
+        first = bench(*common, "--out", str(tmp_path / "a"))
+        assert first.returncode == 0, first.stderr
+        record = ledger / "benchmarks" / "my-run.md"
+        before = record.read_bytes()
+        again = bench(*common, "--out", str(tmp_path / "b"))
+        assert again.returncode == 2 and "exists" in again.stderr
+        assert record.read_bytes() == before
+        over = bench(*common, "--out", str(tmp_path / "c"), "--overwrite")
+        assert over.returncode == 0, over.stderr
+    kept = [p.name for p in (ledger / "runs").iterdir() if p.name.startswith("my-run.replaced-")]
+    assert len(kept) == 1  # the old run folder is moved aside, never deleted
+    assert not [p for p in (ledger / "runs").iterdir() if p.name.endswith(".tmp")]
+
+
+def test_an_interrupted_record_run_is_recorded_only_as_incomplete(ledger: Path, tmp_path: Path) -> None:
+    with FakeServer(FakeConfig(ttft=0.01, step=0.02)) as srv:
+        for flag, rid in (([], "cut-1"), (["--record-incomplete"], "cut-2")):
+            proc = start("--base-url", srv.url, "-c", "2", "--num-prompts", "200", "--record", "--ledger",
+                         str(ledger), *IDS, "--record-id", rid, "--out", str(tmp_path / rid), *flag)
+            out = tmp_path / rid / "base"
+            _sigint_when(proc, lambda out=out: (out / "requests.jsonl").exists()  # type: ignore[misc]
+                         and len((out / "requests.jsonl").read_text().splitlines()) >= 3, "3 requests")
+            _, stderr = proc.communicate(timeout=60)
+            assert proc.returncode == 130, stderr
+    assert not (ledger / "benchmarks" / "cut-1.md").exists()
+    loaded = Ledger.load(ledger)
+    assert getattr(loaded.get("cut-2"), "complete", None) is False
+    flagged = [f for f in run_audit(loaded).findings if f.code == "measured.incomplete"]
+    assert [f.record for f in flagged] == ["cut-2"]
+
+
+def test_no_secret_reaches_the_run_or_the_ledger(ledger: Path, tmp_path: Path) -> None:
+    """API key echoed by the server (401 body, SSE error), launch flags --api-key/-k, an argv-printing log."""
+    import socket
+
+    key, launch_key, short_key = "sk-client-secret-4242", "launch-secret-7777", "short-secret-9999"
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    launch = (f"{sys.executable} {SERVER} --port {port} --ready-file {tmp_path / 'ready'} "
+              f"--api-key {launch_key} -k {short_key}")
+    with FakeServer(FakeConfig(fault="echo_key_401")) as e401, FakeServer(FakeConfig(fault="echo_key_sse")) as sse:
+        done = bench("--arm", f"base=http://127.0.0.1:{port}", "--launch", f"base={launch}",
+                     "--arm", f"a401={e401.url}", "--arm", f"asse={sse.url}", "--api-key-env", "BL_TEST_KEY",
+                     "--num-prompts", "2", "--no-test-request", "--max-error-rate", "1", "--record", "--ledger",
+                     str(ledger), *IDS, "--record-id", "secret-run", "--out", str(tmp_path / "o"), "--json",
+                     env={"BL_TEST_KEY": key})
+    assert done.returncode == 3, done.stderr  # the echoing arms completed nothing
+    errors = [json.loads(x)["error"] for x in (tmp_path / "o" / "a401" / "requests.jsonl").read_text().splitlines()]
+    assert errors and all(e.startswith("HTTP 401") for e in errors)
+    files = [p for root in (tmp_path / "o", ledger) for p in root.rglob("*") if p.is_file()]
+    assert any(p.name == "engine-base.log" for p in files) and (ledger / "benchmarks" / "secret-run.md").exists()
+    for path in files:
+        text = path.read_text(errors="replace")
+        for secret in (key, launch_key, short_key):
+            assert secret not in text, (path, secret)
+    for secret in (key, launch_key, short_key):
+        assert secret not in done.stdout + done.stderr
+    assert "argv:" in (tmp_path / "o" / "engine-base.log").read_text()
