@@ -11,8 +11,9 @@ many tokens, and vLLM-named Prometheus counters move exactly so. Every chunk car
 (``continuous_usage_stats``); the last token chunk carries ``finish_reason``, then a usage-only chunk with
 ``"choices": []`` and ``[DONE]`` follow, as vLLM streams them. HTTP/1.1 keep-alive is honoured (a client's ``Connection: close`` closes).
 
-The truth — when the connection was accepted, when the request was read, when each chunk was written
-(``time.perf_counter``, the same system-wide monotonic clock as the client on Linux), how late the server was
+The truth — when the connection was accepted, when the request was read, when each chunk was handed to the
+socket (stamped just before the write, so a client's stamp of that chunk is never earlier;
+``time.perf_counter``, the same system-wide monotonic clock as the client on Linux), how late the server was
 against its own schedule, and the client's ``x-request-id`` if sent — is appended to ``truth_file``, one JSON
 line per finished stream, each line one ``write`` on an ``O_APPEND`` file.
 
@@ -393,8 +394,8 @@ class Stream:
             payload = b"data: {this is not json\n\n"
         if self.fault == "malformed_sse" and self.step == 1:
             payload = b'garbage line without a field\ndata: {"choices": [\n\n'
+        self.chunk_times.append(time.perf_counter())  # before the write: no client can have the chunk earlier
         transport.write(_chunk(payload))
-        self.chunk_times.append(time.perf_counter())
         self.chunk_tokens.append(take)
         self.step += 1
         if self.sent < self.n:

@@ -41,3 +41,14 @@ def read_truth(path: Path) -> dict[str, dict[str, Any]]:
     if not path.exists():
         return {}
     return {d["id"]: d for d in (json.loads(x) for x in path.read_text().splitlines() if x.strip())}
+
+
+def wait_truth(path: Path, count: int, timeout: float = 30.0) -> dict[str, dict[str, Any]]:
+    """The truth once ``count`` streams are in it: the server writes a line just after a stream's last bytes,
+    so the client can finish first. Polls the file (a deadline, never a fixed sleep)."""
+    deadline = time.monotonic() + timeout
+    while len(truth := read_truth(path)) < count:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the fake server logged {len(truth)} of {count} streams within {timeout:g} s")
+        time.sleep(0.01)
+    return truth

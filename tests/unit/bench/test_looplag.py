@@ -15,18 +15,26 @@ from benchledger.bench.looplag import (
 
 
 def test_monitor_sees_a_blocked_loop() -> None:
-    async def main() -> list[tuple[float, float]]:
+    """Block the loop for 50 ms once the monitor is sampling; the first wake-up after it is ≥ 45 ms late
+    (its due time was at most one 5 ms interval after the block began). Waits on samples, never on time."""
+
+    async def until(samples: list[tuple[float, float]], n: int) -> None:
+        async with asyncio.timeout(30):
+            while len(samples) < n:
+                await asyncio.sleep(0)
+
+    async def main() -> tuple[list[tuple[float, float]], int]:
         mon = LoopLagMonitor(origin=time.perf_counter(), interval=0.005)
         mon.start()
-        await asyncio.sleep(0.03)
-        time.sleep(0.05)  # noqa: ASYNC251  (deliberately blocks the loop: the next wake-up is ≥ 40 ms late)
-        await asyncio.sleep(0.02)
+        await until(mon.samples, 2)
+        blocked_at = len(mon.samples)
+        time.sleep(0.05)  # noqa: ASYNC251  (deliberately blocks the loop)
+        await until(mon.samples, blocked_at + 1)
         await mon.stop()
-        return mon.samples
+        return mon.samples, blocked_at
 
-    samples = asyncio.run(main())
-    assert len(samples) >= 3
-    assert max(lag for _, lag in samples) >= 0.04
+    samples, blocked_at = asyncio.run(main())
+    assert samples[blocked_at][1] >= 0.045
 
 
 def test_summary_uses_only_samples_inside_windows() -> None:
