@@ -14,24 +14,38 @@ from benchledger.bench.looplag import (
 )
 
 
+class SignallingSamples(list[tuple[float, float]]):
+    """The monitor's sample list, announcing each new sample (the test waits on it, never on time)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.added = asyncio.Event()
+
+    def append(self, item: tuple[float, float]) -> None:
+        super().append(item)
+        self.added.set()
+
+    async def until(self, n: int) -> None:
+        async with asyncio.timeout(30):
+            while len(self) < n:
+                self.added.clear()
+                await self.added.wait()
+
+
 def test_monitor_sees_a_blocked_loop() -> None:
     """Block the loop for 50 ms once the monitor is sampling; the first wake-up after it is ≥ 45 ms late
-    (its due time was at most one 5 ms interval after the block began). Waits on samples, never on time."""
-
-    async def until(samples: list[tuple[float, float]], n: int) -> None:
-        async with asyncio.timeout(30):
-            while len(samples) < n:
-                await asyncio.sleep(0)
+    (its due time was at most one 5 ms interval after the block began)."""
 
     async def main() -> tuple[list[tuple[float, float]], int]:
         mon = LoopLagMonitor(origin=time.perf_counter(), interval=0.005)
+        samples = mon.samples = SignallingSamples()
         mon.start()
-        await until(mon.samples, 2)
-        blocked_at = len(mon.samples)
+        await samples.until(2)
+        blocked_at = len(samples)
         time.sleep(0.05)  # noqa: ASYNC251  (deliberately blocks the loop)
-        await until(mon.samples, blocked_at + 1)
+        await samples.until(blocked_at + 1)
         await mon.stop()
-        return mon.samples, blocked_at
+        return list(samples), blocked_at
 
     samples, blocked_at = asyncio.run(main())
     assert samples[blocked_at][1] >= 0.045
