@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+
+from cli_runner import run_cli
 
 ARGS = ["advise", "--model", "qwen3.8-27b", "--hardware", "intel-arc-pro-b60", "--devices", "2", "--context",
         "50000", "--output-tokens", "1000", "--concurrency", "1", "--json"]
 
 
 def advise(target: float) -> dict[str, object]:
-    out = subprocess.run([sys.executable, "-m", "benchledger", *ARGS, "--target-tok-s", str(target)],
-                         capture_output=True, text=True, timeout=120, check=True)
+    out = run_cli(*ARGS, "--target-tok-s", str(target))
+    assert out.exit_code == 0, out.stderr
     return json.loads(out.stdout)  # type: ignore[no-any-return]
 
 

@@ -1,4 +1,5 @@
-"""The ledger commands, run as a real subprocess (exit codes, one-line errors, output formats)."""
+"""The ledger commands in-process (exit codes, one-line errors, output formats), plus two subprocess smoke tests
+that the console entry point behaves the same."""
 
 from __future__ import annotations
 
@@ -7,19 +8,56 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchledger import __version__
+
+from cli_runner import run_cli
 from ledger_builder import benchmark, reference_records, source, write_all
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
+class Run:
+    """A finished command: ``returncode``, ``stdout``, ``stderr`` (the subprocess names, for both kinds)."""
+
+    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def run(*args: str) -> Run:
+    result = run_cli(*args)
+    return Run(result.exit_code, result.stdout, result.stderr)
+
+
+def subprocess_run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "benchledger", *args], capture_output=True, text=True, timeout=120,
                           check=False)
 
 
-def test_help_lists_commands() -> None:
-    out = run("--help")
+def test_console_entry_point_help_version_and_one_line_error(mini_ledger: Path) -> None:
+    """Smoke: the real process lists the commands, prints its version, and a bad query is one line, exit 2."""
+    out = subprocess_run("--help")
     assert out.returncode == 0
     for command in ("audit", "query", "show", "export", "init", "fmt"):
         assert command in out.stdout
+    version = subprocess_run("--version")
+    assert version.returncode == 0 and version.stdout.strip() == f"benchledger {__version__}"
+    bad = subprocess_run("query", "SELECT nope FROM nowhere", "--ledger", str(mini_ledger))
+    assert bad.returncode == 2 and bad.stderr.startswith("error: query failed")
+    assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
+
+
+def test_in_process_errors_match_the_console_script(mini_ledger: Path) -> None:
+    """The one-line handling is in the app: CliRunner sees exit 2 and one line, ``--debug`` the exception."""
+    out = run("query", "SELECT nope FROM nowhere", "--ledger", str(mini_ledger))
+    assert out.returncode == 2 and out.stderr.startswith("error: query failed")
+    assert len(out.stderr.strip().splitlines()) == 1
+    from benchledger.errors import BenchledgerError
+
+    try:
+        run_cli("--debug", "query", "SELECT nope FROM nowhere", "--ledger", str(mini_ledger))
+    except BenchledgerError as exc:
+        assert "query failed" in str(exc)
+    else:
+        raise AssertionError("--debug should let the error through")
+    assert run("--version").stdout.strip() == f"benchledger {__version__}"
 
 
 def test_audit_json_and_exit_status(mini_ledger: Path, tmp_path: Path) -> None:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +18,8 @@ from benchledger.importers import import_files
 from benchledger.importers.common import ImportOptions
 from benchledger.ledger.store import Ledger
 from benchledger.schema import Benchmark
+
+from cli_runner import run_cli
 
 PROMPTS = [Prompt(text=f"prompt {i}", input_tokens=None, input_tokens_source="test") for i in range(16)]
 KEYS = {("output_throughput", "value"): "output_throughput", ("ttft", "median"): "median_ttft_ms",
@@ -54,9 +54,8 @@ def test_bench_summary_imports_back_to_the_same_numbers(tmp_path: Path) -> None:
 def test_bench_record_and_import_give_the_same_results(tmp_path: Path) -> None:
     """One mapping from a summary to results (importers/benchledger_run.py) serves both paths."""
     root = tmp_path / "ledger"
-    init = subprocess.run([sys.executable, "-m", "benchledger", "init", str(root), "--with-reference"],
-                          capture_output=True, timeout=120, check=False)
-    assert init.returncode == 0
+    init = run_cli("init", str(root), "--with-reference")
+    assert init.exit_code == 0, init.stderr
     with FakeServer(FakeConfig(ttft=0.01, step=0.003, k=3, accept_pattern=[3, 1, 2, 0])) as spec:
         cfg = RunConfig(arms=[ArmSpec("spec", spec.url, spec_method="mtp", spec_k=3)],
                         request=RequestSpec(output_tokens=16, extra={}), points=[LoadPoint(concurrency=2)],

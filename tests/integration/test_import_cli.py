@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 from benchledger.audit import run_audit
 from benchledger.ledger.store import Ledger
 
+from cli_runner import Result, run_cli
+
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "fixtures"
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "benchledger", *args], capture_output=True, text=True, check=False)
+def _cli(*args: str) -> Result:
+    return run_cli(*args)
 
 
 def test_import_every_format_then_reimport_and_audit(tmp_path: Path) -> None:
@@ -29,15 +29,15 @@ def test_import_every_format_then_reimport_and_audit(tmp_path: Path) -> None:
     ]
     for fmt, paths in runs:
         done = _cli("import", fmt, *map(str, paths), "--ledger", str(root))
-        assert done.returncode == 0, done.stderr
+        assert done.exit_code == 0, done.stderr
         assert "written" in done.stdout
         again = _cli("import", fmt, *map(str, paths), "--ledger", str(root))
-        assert again.returncode == 0 and "written" not in again.stdout and "unchanged" in again.stdout
+        assert again.exit_code == 0 and "written" not in again.stdout and "unchanged" in again.stdout
     ledger = Ledger.load(root)
     assert len(ledger.of_kind("benchmark")) == 10
     assert [f for f in run_audit(ledger).findings if f.severity == "error"] == []
     audit = _cli("audit", "--ledger", str(root))
-    assert audit.returncode == 0, audit.stdout + audit.stderr
+    assert audit.exit_code == 0, audit.stdout + audit.stderr
 
 
 def test_dry_run_and_errors_write_nothing(tmp_path: Path) -> None:
@@ -45,19 +45,19 @@ def test_dry_run_and_errors_write_nothing(tmp_path: Path) -> None:
     root.mkdir()
     dry = _cli("import", "vllm-bench", str(FIXTURES / "vllm" / "vllm-bench-serve.json"), "--ledger", str(root),
                "--dry-run", "--id-prefix", "my-run")
-    assert dry.returncode == 0 and "would-write" in dry.stdout and "my-run-" in dry.stdout
+    assert dry.exit_code == 0 and "would-write" in dry.stdout and "my-run-" in dry.stdout
     bad = _cli("import", "aiperf", str(FIXTURES / "guidellm" / "benchmarks.json"), "--ledger", str(root))
-    assert bad.returncode == 2
+    assert bad.exit_code == 2
     assert "benchmarks.json: aiperf_version:" in bad.stderr
     unknown = _cli("import", "nope", "x", "--ledger", str(root))
-    assert unknown.returncode != 0
+    assert unknown.exit_code != 0
     assert not any(p.is_file() for p in root.rglob("*"))
 
 
 def test_ingest_table_cli(tmp_path: Path) -> None:
     root = tmp_path / "ledger"
     root.mkdir()
-    assert _cli("import", "mlperf", str(FIXTURES / "mlperf" / "summary.csv"), "--ledger", str(root)).returncode == 0
+    assert _cli("import", "mlperf", str(FIXTURES / "mlperf" / "summary.csv"), "--ledger", str(root)).exit_code == 0
     source = Ledger.load(root).of_kind("source")[0].id
     done = _cli("ingest-table", source, "--ledger", str(root))
-    assert done.returncode == 2 and "no Markdown table" in done.stderr
+    assert done.exit_code == 2 and "no Markdown table" in done.stderr

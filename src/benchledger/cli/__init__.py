@@ -1,23 +1,42 @@
 """The command line: the only package that imports typer and rich. Each command parses, calls the core, renders.
 
 Command groups live in sibling modules, each with ``register(app)``; they are listed in ``COMMAND_MODULES``.
-Errors raised on purpose (``BenchledgerError``) print as one line and exit 2 unless ``--debug``.
+Errors raised on purpose (``BenchledgerError``) print as one line and exit 2 unless ``--debug``: the app's own
+group (``OneLineErrors``) does that, so the console script, ``python -m benchledger`` and an in-process
+``typer.testing.CliRunner`` behave the same.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
-import sys
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
 from benchledger.errors import BenchledgerError
 
 COMMAND_MODULES: tuple[str, ...] = ("ledger", "bench", "model", "site", "imports")
+ERROR_EXIT = 2
+
+
+class OneLineErrors(TyperGroup):
+    """The root group: a ``BenchledgerError`` from any command becomes ``error: …`` on stderr and exit 2."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BenchledgerError as exc:
+            if ctx.params.get("debug") or os.environ.get("BENCHLEDGER_DEBUG"):
+                raise
+            typer.echo("error: " + " ".join(line.strip() for line in str(exc).splitlines() if line.strip()), err=True)
+            raise typer.Exit(ERROR_EXIT) from None
+
 
 app = typer.Typer(
     name="benchledger",
+    cls=OneLineErrors,
     help="Evidence ledger, harness and physics model for LLM inference speed and speculative decoding.",
     no_args_is_help=True,
     add_completion=False,
@@ -25,12 +44,21 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from benchledger import __version__
+
+        typer.echo(f"benchledger {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _root(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks instead of one-line errors."),
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                 help="Print the version and exit."),
 ) -> None:
-    if debug:
-        os.environ["BENCHLEDGER_DEBUG"] = "1"
+    """Evidence ledger, harness and physics model for LLM inference speed and speculative decoding."""
 
 
 def _register_all() -> None:
@@ -49,13 +77,7 @@ _register_all()
 
 def main() -> None:
     """Console-script entry point."""
-    try:
-        app(standalone_mode=True)
-    except BenchledgerError as exc:
-        if os.environ.get("BENCHLEDGER_DEBUG") or "--debug" in sys.argv:
-            raise
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(2)
+    app()
 
 
-__all__ = ["COMMAND_MODULES", "app", "main"]
+__all__ = ["COMMAND_MODULES", "ERROR_EXIT", "OneLineErrors", "app", "main"]

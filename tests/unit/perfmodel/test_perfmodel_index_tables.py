@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,8 @@ from benchledger.ledger import Ledger, write_record
 from benchledger.perfmodel.ceiling import CeilingInputs, arm_ceiling
 from benchledger.perfmodel.efficiency import record_efficiency
 from benchledger.schema import Benchmark
+
+from cli_runner import run_cli
 
 
 @pytest.fixture
@@ -53,7 +53,6 @@ def test_shared_inputs_give_the_same_ceiling(ledger: Ledger) -> None:
 
 
 def test_show_prints_the_efficiency_table(ledger: Ledger) -> None:
-    out = subprocess.run([sys.executable, "-m", "benchledger", "show", "eff", "--ledger", str(ledger.root)],
-                         capture_output=True, text=True, timeout=120, check=False)
-    assert out.returncode == 0, out.stderr
+    out = run_cli("show", "eff", "--ledger", str(ledger.root))
+    assert out.exit_code == 0, out.stderr
     assert "efficiency (result vs physical ceiling)" in out.stdout
