@@ -20,6 +20,7 @@ import duckdb
 from benchledger.errors import LedgerError
 from benchledger.ledger import rows
 from benchledger.ledger.store import Ledger
+from benchledger.schema.metrics import OUTCOME_BAND
 
 Columns = dict[str, str]
 TableSpec = tuple[Columns, Callable[[Ledger], Iterable[rows.Row]]]
@@ -140,6 +141,8 @@ def view_sql(package: str) -> list[str]:
 
 
 def create_views(con: duckdb.DuckDBPyConnection, scripts: Iterable[str]) -> None:
+    """The views, after the macros they use: ``outcome_band()`` is ``schema.metrics.OUTCOME_BAND``."""
+    con.execute(f"CREATE OR REPLACE MACRO outcome_band() AS CAST({OUTCOME_BAND!r} AS DOUBLE)")
     for sql in scripts:
         con.execute(sql)
 

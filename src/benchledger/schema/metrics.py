@@ -86,10 +86,27 @@ UNIT_SCALE: dict[str, tuple[str, float]] = {
 """Unit → (canonical unit, factor to multiply by). Units not listed are already canonical."""
 
 
+OUTCOME_BAND = 0.02
+"""The one neutral band for speculative outcomes: a speedup within ±2 % of 1.0 is 'no clear change' (below what
+single-run public sources can resolve). Used by the ``spec_outcomes`` view (as the SQL macro ``outcome_band()``),
+the site and ``advise``."""
+OUTCOMES = ("benefit", "harm", "no clear change")
+
+
+def spec_outcome(speedup: float) -> str:
+    """'benefit' above 1 + ``OUTCOME_BAND``, 'harm' below 1 − ``OUTCOME_BAND``, else 'no clear change'."""
+    if speedup > 1.0 + OUTCOME_BAND:
+        return "benefit"
+    if speedup < 1.0 - OUTCOME_BAND:
+        return "harm"
+    return "no clear change"
+
+
 def to_canonical(value: float, unit: str) -> tuple[float, str]:
     """Convert a value to the canonical unit of its dimension (ms for time, GB for memory)."""
     canon, factor = UNIT_SCALE.get(unit, (unit, 1.0))
     return value * factor, canon
 
 
-__all__ = ["METRICS", "UNIT_SCALE", "MetricInfo", "MetricName", "Stat", "to_canonical"]
+__all__ = ["METRICS", "OUTCOMES", "OUTCOME_BAND", "UNIT_SCALE", "MetricInfo", "MetricName", "Stat", "spec_outcome",
+           "to_canonical"]

@@ -16,6 +16,7 @@ import duckdb
 
 from benchledger.ledger.store import Ledger
 from benchledger.schema import METRICS, Benchmark, Source
+from benchledger.schema.metrics import OUTCOME_BAND
 
 HEADLINE_METRICS: tuple[str, ...] = (
     "output_throughput", "per_stream_throughput", "total_throughput", "request_throughput",
@@ -23,8 +24,8 @@ HEADLINE_METRICS: tuple[str, ...] = (
 )
 """The headline metric of an experiment is the first of these that it reports."""
 STAT_PREFERENCE: tuple[str, ...] = ("value", "mean", "median", "p50", "p90", "p95", "p99", "min", "max", "std")
-NEUTRAL_BAND = 0.02
-"""Speedups within ±2 % of 1.0 are shown as "no clear change" rather than help or harm."""
+NEUTRAL_BAND = OUTCOME_BAND
+"""Speedups within the outcome band of 1.0 are shown as "no clear change" (``schema.metrics.OUTCOME_BAND``)."""
 
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
 

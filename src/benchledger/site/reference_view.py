@@ -13,12 +13,14 @@ from typing import Any
 from pydantic import BaseModel
 
 from benchledger.schema import Benchmark, ComputePeak, Engine, Quantity, Unknown
+from benchledger.schema.metrics import OUTCOME_BAND
 from benchledger.site.context import SiteData
 from benchledger.site.evidence import REASON_TEXT, Evidence, format_number, format_scalar
 
 SKIP_FIELDS = frozenset({"id", "kind", "title", "sources", "status", "history", "body", "claims"})
-EFFECT_RULE = ("the index's spec_outcomes view: benefit when the arm is more than 2 % better than its baseline on a "
-               "speed metric, harm when more than 2 % worse, else no clear change; an arm counts once per outcome")
+EFFECT_RULE = (f"the index's spec_outcomes view: benefit when the arm is more than {100 * OUTCOME_BAND:g} % better "
+               f"than its baseline on a speed metric, harm when more than {100 * OUTCOME_BAND:g} % worse, else no "
+               "clear change; an arm counts once per outcome")
 
 
 @dataclass(frozen=True)

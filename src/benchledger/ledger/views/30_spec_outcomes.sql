@@ -7,7 +7,8 @@ SELECT
     a.model, a.engine, a.engine_version, a.accelerator, a.accelerator_count, a.weights,
     a.input_tokens, a.concurrency, a.acceptance_rate, a.acceptance_length,
     c.metric, c.stat, c.baseline_value, c.arm_value, c.unit, c.speedup,
-    CASE WHEN c.speedup > 1.02 THEN 'benefit' WHEN c.speedup < 0.98 THEN 'harm' ELSE 'no clear change' END
+    CASE WHEN c.speedup > 1 + outcome_band() THEN 'benefit' WHEN c.speedup < 1 - outcome_band() THEN 'harm'
+         ELSE 'no clear change' END
         AS outcome
 FROM comparisons c
 JOIN t_arms a ON a.record_id = c.record_id AND a.arm = c.arm
