@@ -1,173 +1,217 @@
-"""Leave-one-source-out accuracy of the physics model over the ledger's benchmark records.
+"""Campaign hold-out accuracy of the physics model over the ledger's benchmark records.
 
-For each source, the (accelerator, engine) group of every arm it backs is calibrated on the *other* sources'
-arms only (defaults when nothing else is left), and the held-out arms are predicted. Prints the median absolute
-% error of decode tok/s and the share of speculative speedups whose side of 1.0 the model gets right.
+Each campaign (records sharing a source family: ``src/benchledger/perfmodel/campaigns.py``) is held out in turn:
+its arms are predicted with parameters fitted on the other campaigns only (``perfmodel/accuracy.py``), and
+speculative arms are scored with their baselines, harmful ones included. Reports the median |error| of decode
+tok/s, of TTFT and of the speedup, the share of speedups on the right side of 1.0 with benefit / harm / no clear
+change counts (measured vs predicted), per hardware family, and the ten worst points with their limiting terms.
 
-    python benchmarks/model_accuracy.py [--ledger DIR] [--assume-context 1000] [--assume-concurrency 1] [--json]
+    python benchmarks/model_accuracy.py            # prints the report and rewrites docs/model-accuracy.md
+    python benchmarks/model_accuracy.py --json     # the same numbers as JSON (writes nothing)
+    python benchmarks/model_accuracy.py --check    # exit 1 when docs/model-accuracy.md is stale
 
-Each arm is scored on its decode metric: ``tpot`` when the record has it (pure decode, what the model predicts),
-else ``per_stream_throughput``, else ``output_throughput``. Assumed conditions are printed and never written.
+Arms with an unknown input length or concurrency are scored at ``--assume-context`` / ``--assume-concurrency``
+(default 1000 tokens and 1; offline / request-rate tables never get an assumed concurrency); every assumption is
+listed per arm and none is written to the ledger.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
-import statistics
+import sys
 from collections import defaultdict
-from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 from benchledger.ledger import Ledger
-from benchledger.perfmodel.calibrate import Observation, fit, observations, predicted
-from benchledger.perfmodel.predict import Params, predict
-from benchledger.perfmodel.roofline import Efficiency
+from benchledger.ledger.io import atomic_write_text
+from benchledger.perfmodel.accuracy import LEVELS, Pair, Scored, hold_out, median, outcome_counts
+from benchledger.perfmodel.calibrate import Observation, observations
+from benchledger.perfmodel.campaigns import campaign_of, campaigns
+from benchledger.schema import Benchmark
+from benchledger.schema.metrics import OUTCOME_BAND, spec_outcome
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "model-accuracy.md"
+COMMAND = "python benchmarks/model_accuracy.py"
 
 
-def _tok_s(value: float, metric: str) -> float:
-    return 1000.0 / value if metric == "tpot" else value
-
-
-def spec_pairs(obs: list[Observation], baselines: dict[str, str]
-               ) -> Iterator[tuple[Observation, Observation, float]]:
-    """Each speculative observation with its baseline observation and the measured speedup."""
-    by_ref = {o.ref: o for o in obs}
+def baselines_of(ledger: Ledger, obs: list[Observation]) -> dict[str, str]:
+    """``record#arm`` → ``record#baseline`` for every observed arm that names a baseline."""
+    out: dict[str, str] = {}
     for o in obs:
-        base_ref = baselines.get(o.ref)
-        if o.scenario.spec is None or not base_ref or base_ref not in by_ref:
-            continue
-        b = by_ref[base_ref]
-        yield o, b, _tok_s(o.value, o.metric) / _tok_s(b.value, b.metric)
-
-
-def _record_arm(ref: str) -> tuple[str, str]:
-    record, _, arm = ref.partition("#")
-    return record, arm
-
-
-def evaluate(obs: list[Observation], baselines: dict[str, str]) -> dict[str, object]:
-    """Leave-one-source-out predictions for every observation, then the error and speedup-side statistics."""
-    by_ref = {o.ref: o for o in obs}
-    def origin(o: Observation) -> frozenset[str]:
-        """What to hold out: the arm's sources, or its own record when it cites none (a measured run)."""
-        return frozenset(o.sources) or frozenset({_record_arm(o.ref)[0]})
-
-    sources = sorted({s for o in obs for s in origin(o)})
-    held_pred: dict[str, float] = {}
-    calibrated: dict[str, bool] = {}
-    fit_cache: dict[tuple[tuple[str, str], frozenset[str]], Efficiency | None] = {}
-
-    def params_without(key: tuple[str, str], excluded: frozenset[str]) -> Efficiency | None:
-        cache_key = (key, excluded)
-        if cache_key not in fit_cache:
-            train = [o for o in obs if o.key == key and not excluded.intersection(origin(o))]
-            fit_cache[cache_key] = fit(train).eff if train else None
-        return fit_cache[cache_key]
-
-    for source in sources:
-        for o in (o for o in obs if source in origin(o)):
-            if o.ref in held_pred:
-                continue
-            excluded = origin(o)
-            base_ref = baselines.get(o.ref)
-            if base_ref and base_ref in by_ref:
-                excluded |= origin(by_ref[base_ref])
-            eff = params_without(o.key, excluded)
-            calibrated[o.ref] = eff is not None
-            held_pred[o.ref] = _tok_s(predicted(predict(o.scenario, Params(eff or Efficiency())), o.metric), o.metric)
-            if base_ref and base_ref in by_ref:
-                b = by_ref[base_ref]
-                held_pred[f"{o.ref}@base"] = _tok_s(predicted(predict(b.scenario, Params(eff or Efficiency())),
-                                                              b.metric), b.metric)
-    errors, errors_cal, rows = [], [], []
-    for o in obs:
-        measured = _tok_s(o.value, o.metric)
-        err = abs(held_pred[o.ref] / measured - 1.0) * 100.0
-        errors.append(err)
-        if calibrated[o.ref]:
-            errors_cal.append(err)
-        rows.append({"arm": o.ref, "hardware": o.key[0], "engine": o.key[1], "measured_tok_s": round(measured, 3),
-                     "predicted_tok_s": round(held_pred[o.ref], 3), "abs_pct_error": round(err, 1),
-                     "metric": o.metric, "calibrated": calibrated[o.ref], "assumed": list(o.assumed)})
-    speedups = []
-    for o, _b, measured_s in spec_pairs(obs, baselines):
-        predicted_s = held_pred[o.ref] / held_pred[f"{o.ref}@base"]
-        right = (measured_s > 1.0) == (predicted_s > 1.0)
-        speedups.append({"arm": o.ref, "measured": round(measured_s, 3), "predicted": round(predicted_s, 3),
-                         "right_side": right})
-    return {
-        "arms": len(obs),
-        "sources": len(sources),
-        "median_abs_pct_error": round(statistics.median(errors), 2) if errors else None,
-        "median_abs_pct_error_calibrated": round(statistics.median(errors_cal), 2) if errors_cal else None,
-        "arms_calibrated": len(errors_cal),
-        "speedups": len(speedups),
-        "speedup_right_side_share": (round(sum(s["right_side"] for s in speedups) / len(speedups), 3)
-                                     if speedups else None),
-        "rows": rows,
-        "speedup_rows": speedups,
-    }
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ledger", default=None)
-    parser.add_argument("--assume-context", type=float, default=None,
-                        help="include arms with unknown input length at this KV length (stated in the output)")
-    parser.add_argument("--assume-concurrency", type=int, default=None,
-                        help="include arms with unknown concurrency at this value, e.g. 1 for per-request tables")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    ledger = Ledger.load(args.ledger)
-    obs, skipped = observations(ledger, unknown_context=args.assume_context,
-                                unknown_concurrency=args.assume_concurrency)
-    baselines: dict[str, str] = {}
-    for o in obs:
-        record_id, arm_name = _record_arm(o.ref)
+        record_id, _, arm_name = o.ref.partition("#")
         record = ledger.get(record_id)
-        arm = next(a for a in record.arms if a.name == arm_name)  # type: ignore[union-attr]
+        assert isinstance(record, Benchmark)
+        arm = next(a for a in record.arms if a.name == arm_name)
         if arm.baseline:
-            baselines[o.ref] = f"{record_id}#{arm.baseline}"
-    result = evaluate(obs, baselines)
-    result["skipped_arms"] = len(skipped)
-    result["assumed_context"] = args.assume_context
-    result["assumed_concurrency"] = args.assume_concurrency
-    if args.json:
-        print(json.dumps(result, indent=2))
-        return
-    print(f"arms used: {result['arms']} from {result['sources']} sources ({len(skipped)} arms skipped: "
-          f"unknown conditions); assumed for unknown conditions: input context {args.assume_context}, "
-          f"concurrency {args.assume_concurrency} (never written to the ledger)")
-    print(f"median |error| of tok/s, leave-one-source-out: {result['median_abs_pct_error']} % "
-          f"(calibrated arms only: {result['median_abs_pct_error_calibrated']} % over {result['arms_calibrated']})")
-    print(f"speedups on the right side of 1.0: {result['speedup_right_side_share']} of {result['speedups']}")
-    groups: dict[str, list[float]] = defaultdict(list)
-    for row in result["rows"]:  # type: ignore[attr-defined]
-        groups[f"{row['hardware']} × {row['engine']}"].append(row["abs_pct_error"])
-    for group, errs in sorted(groups.items()):
-        print(f"  {group}: {len(errs)} arms, median |error| {statistics.median(errs):.1f} %")
-    for s in result["speedup_rows"]:  # type: ignore[attr-defined]
-        flag = "" if s["right_side"] else "   <-- wrong side"
-        print(f"  S {s['arm']}: measured {s['measured']}, predicted {s['predicted']}{flag}")
-    print("in-sample (each hardware × engine fitted on all its arms, as the calibration records are):")
-    for s in in_sample_speedups(obs, baselines):
-        flag = "" if s["right_side"] else "   <-- wrong side"
-        print(f"  S {s['arm']}: measured {s['measured']}, fitted {s['predicted']}, limiting {s['limiting']}{flag}")
-    assert all(math.isfinite(r["abs_pct_error"]) for r in result["rows"])  # type: ignore[attr-defined]
-
-
-def in_sample_speedups(obs: list[Observation], baselines: dict[str, str]) -> list[dict[str, object]]:
-    """Speedups predicted with each group's parameters fitted on all of its arms (not held out)."""
-    fits = {key: fit([o for o in obs if o.key == key]).eff for key in {o.key for o in obs}}
-    out: list[dict[str, object]] = []
-    for o, _b, measured_s in spec_pairs(obs, baselines):
-        p = predict(o.scenario, Params(fits[o.key]))
-        assert p.speedup is not None
-        out.append({"arm": o.ref, "measured": round(measured_s, 3), "predicted": round(p.speedup, 3),
-                    "right_side": (measured_s > 1.0) == (p.speedup > 1.0), "limiting": ",".join(p.limiting)})
+            out[o.ref] = f"{record_id}#{arm.baseline}"
     return out
 
 
+def _row(s: Scored) -> dict[str, Any]:
+    return {"arm": s.obs.ref, "campaign": s.campaign, "hardware": s.obs.scenario.hardware.id, "family": s.family,
+            "engine": s.obs.key[1], "metric": s.obs.metric, "measured_tok_s": round(s.measured_tok_s, 3),
+            "predicted_tok_s": round(s.predicted_tok_s, 3), "abs_pct_error": round(s.abs_pct_error, 2),
+            "limiting": s.prediction.limiting, "params_from": s.level, "training_arms": s.training_arms,
+            "assumed": list(s.obs.assumed)}
+
+
+def _pair(p: Pair) -> dict[str, Any]:
+    return {"arm": p.spec.obs.ref, "baseline": p.base.obs.ref, "campaign": p.spec.campaign,
+            "measured": round(p.measured, 3), "predicted": round(p.predicted, 3),
+            "measured_outcome": spec_outcome(p.measured), "predicted_outcome": spec_outcome(p.predicted),
+            "abs_pct_error": round(p.abs_pct_error, 2), "right_side": p.right_side,
+            "limiting": p.spec.prediction.limiting, "assumed": sorted(set(p.spec.obs.assumed + p.base.obs.assumed))}
+
+
+def evaluate(ledger: Ledger, *, assume_context: float | None, assume_concurrency: int | None) -> dict[str, Any]:
+    obs, skipped = observations(ledger, unknown_context=assume_context, unknown_concurrency=assume_concurrency)
+    groups = campaigns(ledger)
+    record_campaign = campaign_of(groups)
+    scored, pairs = hold_out(obs, lambda o: record_campaign[o.ref.partition("#")[0]], baselines_of(ledger, obs))
+    rows = [_row(s) for s in scored]
+    pair_rows = [_pair(p) for p in pairs]
+    used = {o.ref.partition("#")[0] for o in obs}
+    families: dict[str, list[float]] = defaultdict(list)
+    for s in scored:
+        families[s.family].append(s.abs_pct_error)
+    family_pairs: dict[str, list[Pair]] = defaultdict(list)
+    for p in pairs:
+        family_pairs[p.spec.family].append(p)
+    return {
+        "method": "campaign hold-out: each campaign's arms predicted with parameters fitted on the other campaigns "
+                  f"only; parameter levels {list(LEVELS)}",
+        "assumed_context": assume_context, "assumed_concurrency": assume_concurrency,
+        "outcome_band": OUTCOME_BAND,
+        "arms": len(rows), "skipped_arms": len(skipped),
+        "campaigns": [{"id": c.id, "records": list(c.records), "families": list(c.families),
+                       "arms_used": sum(1 for o in obs if record_campaign[o.ref.partition("#")[0]] == c.id)}
+                      for c in groups if used.intersection(c.records)],
+        "median_abs_pct_error_decode": median(s.abs_pct_error for s in scored),
+        "median_abs_pct_error_ttft": None,
+        "ttft_note": "prefill is not modelled yet: no TTFT predictions",
+        "speedup_pairs": len(pairs),
+        "median_abs_pct_error_speedup": median(p.abs_pct_error for p in pairs),
+        "speedup_right_side_share": round(sum(p.right_side for p in pairs) / len(pairs), 3) if pairs else None,
+        "speedup_outcomes": outcome_counts(pairs),
+        "params_from": {level: sum(1 for s in scored if s.level == level) for level in LEVELS},
+        "per_family": {f: {"arms": len(e), "median_abs_pct_error_decode": median(e),
+                           "speedup_pairs": len(family_pairs[f]),
+                           "median_abs_pct_error_speedup": median(p.abs_pct_error for p in family_pairs[f]),
+                           "right_side": sum(p.right_side for p in family_pairs[f])}
+                       for f, e in sorted(families.items())},
+        "worst": sorted(rows, key=lambda r: -r["abs_pct_error"])[:10],
+        "rows": rows,
+        "speedup_rows": pair_rows,
+        "skipped": [{"arm": ref, "reason": why} for ref, why in skipped],
+    }
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f} %"
+
+
+def render(result: dict[str, Any]) -> str:
+    """docs/model-accuracy.md: deterministic for a given ledger and code (no dates, no timings)."""
+    oc = result["speedup_outcomes"]
+    lines = [
+        "# Physics-model accuracy (campaign hold-out)",
+        "",
+        f"Generated by `{COMMAND}` (do not edit; `--check` fails when this page is stale). Method: "
+        f"{result['method']}. Unknown input length is taken as {result['assumed_context']} tokens and unknown "
+        f"concurrency as {result['assumed_concurrency']} for closed-loop arms (listed per arm below; never written "
+        "to the ledger). A level needs at least 3 training arms.",
+        "",
+        "| figure | value |",
+        "|---|---|",
+        f"| arms scored | {result['arms']} ({result['skipped_arms']} skipped: unknown conditions or no decode metric) |",
+        f"| campaigns | {len(result['campaigns'])} |",
+        f"| median \\|error\\| decode tok/s | {_pct(result['median_abs_pct_error_decode'])} |",
+        f"| median \\|error\\| TTFT | {_pct(result['median_abs_pct_error_ttft'])} ({result['ttft_note']}) |",
+        f"| speculative pairs | {result['speedup_pairs']} |",
+        f"| median \\|error\\| speedup | {_pct(result['median_abs_pct_error_speedup'])} |",
+        f"| speedups on the right side of 1.0 | {result['speedup_right_side_share']} |",
+    ]
+    band = f"±{100 * result['outcome_band']:g} %"
+    for side in ("measured", "predicted"):
+        counts = ", ".join(f"{k} {oc[side].get(k, 0)}" for k in ("benefit", "harm", "no clear change"))
+        lines.append(f"| {side} outcomes (band {band}) | {counts} |")
+    lines += ["", "Where the parameters came from: " + ", ".join(
+        f"{level} {n}" for level, n in result["params_from"].items()) + " arms.", "",
+        "## Per hardware family", "", "| family | arms | median \\|error\\| decode | pairs | median \\|error\\| "
+        "speedup | right side |", "|---|---|---|---|---|---|"]
+    for fam, f in result["per_family"].items():
+        lines.append(f"| {fam} | {f['arms']} | {_pct(f['median_abs_pct_error_decode'])} | {f['speedup_pairs']} | "
+                     f"{_pct(f['median_abs_pct_error_speedup'])} | {f['right_side']}/{f['speedup_pairs']} |")
+    lines += ["", "## Ten worst decode predictions", "", "| arm | measured tok/s | predicted | error | limiting "
+              "| params from |", "|---|---|---|---|---|---|"]
+    for r in result["worst"]:
+        lines.append(f"| {r['arm']} | {r['measured_tok_s']} | {r['predicted_tok_s']} | {r['abs_pct_error']} % | "
+                     f"{', '.join(r['limiting'])} | {r['params_from']} ({r['training_arms']} arms) |")
+    lines += ["", "## Speculative pairs", "", "| arm | measured S | predicted S | outcome measured / predicted | "
+              "error | limiting | assumed |", "|---|---|---|---|---|---|---|"]
+    for s in result["speedup_rows"]:
+        flag = "" if s["right_side"] else " **wrong side**"
+        lines.append(f"| {s['arm']} | {s['measured']} | {s['predicted']}{flag} | {s['measured_outcome']} / "
+                     f"{s['predicted_outcome']} | {s['abs_pct_error']} % | {', '.join(s['limiting'])} | "
+                     f"{'; '.join(s['assumed']) or '–'} |")
+    lines += ["", "## Campaigns", "", "| campaign | records | arms used |", "|---|---|---|"]
+    for c in result["campaigns"]:
+        lines.append(f"| {c['id']} | {', '.join(c['records'])} | {c['arms_used']} |")
+    return "\n".join(lines) + "\n"
+
+
+def print_text(result: dict[str, Any]) -> None:
+    print(f"{result['arms']} arms in {len(result['campaigns'])} campaigns ({result['skipped_arms']} skipped); "
+          f"assumed for unknown conditions: context {result['assumed_context']}, concurrency "
+          f"{result['assumed_concurrency']} (printed per arm, never written to the ledger)")
+    for c in result["campaigns"]:
+        print(f"  campaign {c['id']}: {len(c['records'])} records, {c['arms_used']} arms")
+    print(f"median |error| decode tok/s: {_pct(result['median_abs_pct_error_decode'])}; TTFT: "
+          f"{_pct(result['median_abs_pct_error_ttft'])}; speedup: {_pct(result['median_abs_pct_error_speedup'])} "
+          f"over {result['speedup_pairs']} pairs; right side of 1.0: {result['speedup_right_side_share']}")
+    print(f"outcomes measured {result['speedup_outcomes']['measured']}, predicted "
+          f"{result['speedup_outcomes']['predicted']}")
+    for s in result["speedup_rows"]:
+        if s["assumed"]:
+            print(f"  assumed for {s['arm']}: {'; '.join(s['assumed'])}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ledger", default=None)
+    parser.add_argument("--assume-context", type=float, default=1000.0,
+                        help="score arms with unknown input length at this KV length (stated per arm)")
+    parser.add_argument("--assume-concurrency", type=int, default=1,
+                        help="score closed-loop arms with unknown concurrency at this value (stated per arm)")
+    parser.add_argument("--no-assume", action="store_true", help="skip arms with unknown context or concurrency")
+    parser.add_argument("--json", action="store_true", help="print JSON; write nothing")
+    parser.add_argument("--check", action="store_true", help="exit 1 when the docs page is stale")
+    parser.add_argument("--docs", type=Path, default=None, help=f"page to write (default {DOCS} for the bundled ledger)")
+    args = parser.parse_args()
+    ledger = Ledger.load(args.ledger)
+    result = evaluate(ledger, assume_context=None if args.no_assume else args.assume_context,
+                      assume_concurrency=None if args.no_assume else args.assume_concurrency)
+    if not result["arms"]:
+        print("model_accuracy: no arm could be scored (no usable benchmark arms in the ledger)", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    docs = args.docs or (DOCS if args.ledger is None else None)
+    page = render(result)
+    if args.check:
+        if docs is None or not docs.exists() or docs.read_text(encoding="utf-8") != page:
+            print(f"model_accuracy: {docs} is stale: run {COMMAND}", file=sys.stderr)
+            return 1
+        return 0
+    print_text(result)
+    if docs is not None:
+        atomic_write_text(docs, page)
+        print(f"wrote {docs}")
+    return 0
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,22 +1,41 @@
-"""benchmarks/model_accuracy.py runs on the shipped ledger (measured records citing no source included) and
-scores every arm it uses: each used arm gets a held-out prediction."""
+"""benchmarks/model_accuracy.py runs on the shipped ledger: campaign hold-out, every used arm scored (measured
+records citing no source included), speculative pairs with harmful arms, and docs/model-accuracy.md is the page
+this very result renders to (the freshness check)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "benchmarks" / "model_accuracy.py"
 
 
-def test_accuracy_script_scores_every_used_arm() -> None:
-    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "model_accuracy.py"), "--assume-context", "1000",
-                          "--json"], capture_output=True, text=True, timeout=300, check=False)
+def _script_module():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("model_accuracy", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_accuracy_script_scores_every_used_arm_and_its_page_is_fresh() -> None:
+    out = subprocess.run([sys.executable, str(SCRIPT), "--json"], capture_output=True, text=True, timeout=900,
+                         check=False)
     assert out.returncode == 0, out.stderr[-2000:]
     result = json.loads(out.stdout)
     assert result["arms"] == len(result["rows"]) > 0
     assert all(row["predicted_tok_s"] > 0 for row in result["rows"])
     assert any(row["arm"].startswith("h200-") for row in result["rows"])  # a measured record with no sources
+    campaigns = {c["id"]: c for c in result["campaigns"]}
+    assert "github.com/sudoingx/qwen38-mtp" in campaigns and len(campaigns["github.com/sudoingx/qwen38-mtp"]
+                                                                  ["records"]) > 1
+    assert {r["campaign"] for r in result["rows"]} <= set(campaigns)
+    assert result["speedup_outcomes"]["measured"].get("harm", 0) > 0  # harmful arms are scored
     assert 0.0 <= result["speedup_right_side_share"] <= 1.0
+    assert len(result["worst"]) == 10 and all(w["limiting"] for w in result["worst"])
+    page = (ROOT / "docs" / "model-accuracy.md").read_text(encoding="utf-8")
+    assert page == _script_module().render(result), "docs/model-accuracy.md is stale: run the script"

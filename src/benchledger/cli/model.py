@@ -43,18 +43,24 @@ def predict_cmd(
     acceptance: str | None = typer.Option(None, "--acceptance", help="Per-position rates r1,r2,… (unconditional)."),
     acceptance_length: float | None = typer.Option(None, "--acceptance-length", help="Mean accepted length AL."),
     draft_model: str | None = typer.Option(None, "--draft-model", help="Draft model id for --spec draft-model."),
+    ignore_fit: bool = typer.Option(False, "--ignore-fit", help="Predict even when weights + KV + state do not fit."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     ledger_dir: Path | None = LedgerOption,
 ) -> None:
     """Predict tok/s, TPOT, speedup and the physical ceiling of one configuration."""
     from benchledger.perfmodel.architecture import model_from_record
     from benchledger.perfmodel.inputs import params_for, scenario_for, snapshots_per_position
+    from benchledger.perfmodel.memory import fit_check
     from benchledger.perfmodel.predict import predict
-    from benchledger.perfmodel.specdec import SpecConfig
+    from benchledger.perfmodel.specdec import METHODS, SpecConfig
     from benchledger.schema import ModelArch
 
     ledger = load(ledger_dir)
     spec_cfg = None
+    if not spec and (k or acceptance or acceptance_length is not None or draft_model):
+        raise typer.BadParameter("--k, --acceptance, --acceptance-length and --draft-model need --spec METHOD")
+    if spec and spec not in METHODS:
+        raise typer.BadParameter(f"unknown --spec method {spec!r}: one of {', '.join(METHODS)}")
     if spec:
         if k < 1:
             raise typer.BadParameter("--spec needs --k ≥ 1")
@@ -77,7 +83,12 @@ def predict_cmd(
             raise typer.BadParameter(str(exc)) from exc
     sc = scenario_for(ledger, model=model, hardware=hardware, weights=weights, context=context,
                       concurrency=concurrency, devices=devices, tp=tp, kv=kv, engine=engine, spec=spec_cfg)
+    memory = fit_check(sc)
+    if not memory.ok and not ignore_fit:
+        raise typer.BadParameter(f"does not fit: {memory.describe()} (--ignore-fit predicts anyway)")
     result = predict(sc, params_for(ledger, hardware, engine)).to_json()
+    result["memory"] = {"fits": memory.ok, "need_gb": round(memory.need / 1e9, 3), "detail": memory.describe(),
+                        "have_gb": None if memory.have is None else round(memory.have / 1e9, 3)}
     if as_json:
         print(json.dumps(result, indent=2))
         return

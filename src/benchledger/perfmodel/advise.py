@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from benchledger.perfmodel.memory import fit_check
 from benchledger.perfmodel.predict import Params, Prediction, Scenario, predict
 from benchledger.perfmodel.specdec import SpecConfig
 
 DEFAULT_ALPHA = 0.7
 """Default i.i.d. per-draft acceptance when no profile is given (r_i = α^i, Leviathan et al.)."""
-MEMORY_HEADROOM = 0.9
 
 
 @dataclass(frozen=True)
@@ -66,18 +66,6 @@ def explain(p: Prediction, sc: Scenario, phi: float) -> str:
     return "; ".join(words)
 
 
-def fits(sc: Scenario) -> tuple[bool, str]:
-    """Whether weights + KV of all sequences fit in device memory (unknown memory: assumed to fit)."""
-    hw = sc.hardware
-    if hw.memory is None:
-        return True, "memory unknown: fit not checked"
-    m = sc.model
-    need = (m.params_total * sc.weights.bytes_per_param + sc.concurrency *
-            (m.kv_bytes_per_sequence(sc.context, sc.kv.bytes_per_param) + m.recurrent_state_bytes))
-    have = hw.memory * sc.devices * MEMORY_HEADROOM
-    return need <= have, f"needs {need / 1e9:.0f} GB of {have / 1e9:.0f} GB"
-
-
 def advise(
     base: Scenario, *, params_for: Callable[[Scenario], Params], formats: list[Scenario], device_counts: list[int],
     ks: list[int], rates: tuple[float, ...] | None, method: str = "mtp", target_tok_s: float | None = None,
@@ -97,9 +85,9 @@ def advise(
                                       if base.spec else True)
                 sc = replace(sc0, spec=spec)
                 label = f"{sc.weights.id} × {devices} dev (TP {devices}), " + (f"{method} k={k}" if k else "no spec")
-                ok, why = fits(sc)
-                if not ok:
-                    options.append(Option(label, sc, None, f"does not fit: {why}"))
+                memory = fit_check(sc)
+                if not memory.ok:
+                    options.append(Option(label, sc, None, f"does not fit: {memory.describe()}"))
                     continue
                 params = params_for(sc)
                 p = predict(sc, params)
@@ -140,4 +128,4 @@ def target_verdict(options: list[Option], target_tok_s: float | None) -> str | N
             f"{tok_s:.1f} tok/s ({target_tok_s / tok_s:.2f}x short)")
 
 
-__all__ = ["DEFAULT_ALPHA", "FORMAT_CAVEAT", "Option", "advise", "explain", "fits", "target_verdict"]
+__all__ = ["DEFAULT_ALPHA", "FORMAT_CAVEAT", "Option", "advise", "explain", "target_verdict"]

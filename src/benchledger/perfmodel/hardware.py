@@ -56,6 +56,8 @@ class HardwareSpec:
     """How derived peaks were obtained (e.g. sparse figure halved)."""
     memory: float | None = None
     """Device memory, bytes (None: unknown)."""
+    family: str = "unknown"
+    """Vendor and memory kind, e.g. 'nvidia discrete', 'apple unified' (groups parts for pooled calibration)."""
 
     def with_count(self, count: int) -> HardwareSpec:
         return replace(self, peaks=dict(self.peaks), count=count)
@@ -110,6 +112,7 @@ def hardware_from_records(
         id=accelerator.id, bandwidth=bandwidth * GB, peaks=peaks, count=count,
         link_bandwidth=link_bw, link_id=link_id, notes=tuple(notes),
         memory=None if (mem := _value(accelerator.memory_gb)) is None else mem * GB,
+        family=f"{accelerator.vendor.lower()} {'unified' if accelerator.unified_memory else 'discrete'}",
     )
 
 

@@ -16,7 +16,7 @@ from benchledger.perfmodel.formats import FormatSpec, format_from_record
 from benchledger.perfmodel.hardware import HardwareSpec, hardware_from_records
 from benchledger.perfmodel.predict import Params, Scenario
 from benchledger.perfmodel.roofline import Efficiency
-from benchledger.perfmodel.specdec import SpecConfig
+from benchledger.perfmodel.specdec import METHODS, SpecConfig
 from benchledger.schema import (
     Accelerator,
     Arm,
@@ -148,6 +148,8 @@ def arm_spec(record: Benchmark, arm: Arm, engine: str) -> SpecConfig | str | Non
     k = number(spec.k)
     if k is None:
         return "speculative k unknown"
+    if spec.method not in METHODS or k < 1:
+        return f"speculative method {spec.method!r} with k={k:g} is not modelled"
     if spec.method == "draft-model":
         # the arm's ``draft`` names the checkpoint as the source wrote it, not a ledger model id
         return "draft-model arm: the draft model's architecture is not resolved from the ledger"

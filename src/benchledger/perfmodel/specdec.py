@@ -30,6 +30,8 @@ from benchledger.perfmodel.roofline import (
 HEAD_METHODS = ("mtp", "eagle", "eagle3", "medusa", "other")
 BLOCK_METHODS = ("dflash", "dspark")
 FREE_METHODS = ("ngram", "suffix")
+METHODS = (*HEAD_METHODS, *BLOCK_METHODS, *FREE_METHODS, "draft-model")
+"""Every method the model costs (the ledger's ``SPEC_METHODS``); any other name is an error, not a guess."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,12 @@ class SpecConfig:
     """Truncated draft vocabulary (FR-Spec / EAGLE-3 hot vocab); None: the full vocabulary."""
     state_snapshots: bool = True
     """Hybrid models: one recurrent-state snapshot per verified position (vLLM's native path)."""
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise ValueError(f"unknown speculative method {self.method!r}: one of {', '.join(METHODS)}")
+        if self.k < 1:
+            raise ValueError(f"speculative k must be ≥ 1 (got {self.k})")
 
     @property
     def query_tokens(self) -> int:
@@ -131,6 +139,7 @@ __all__ = [
     "BLOCK_METHODS",
     "FREE_METHODS",
     "HEAD_METHODS",
+    "METHODS",
     "SpecConfig",
     "acceptance_length",
     "draft_overhead_terms",

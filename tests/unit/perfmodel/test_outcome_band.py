@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from perfmodel_ledger import arm, benchmark, write_reference
+
 from benchledger.ledger import Ledger, write_record
 from benchledger.ledger.index import build_index
 from benchledger.schema.metrics import OUTCOME_BAND, spec_outcome
 from benchledger.site.context import effect_class
-from tests.unit.perfmodel.perfmodel_ledger import arm, benchmark, write_reference
 
 
 def test_view_site_and_python_share_the_band(tmp_path: Path) -> None:

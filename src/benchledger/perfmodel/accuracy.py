@@ -1,0 +1,142 @@
+"""Campaign hold-out accuracy of the physics model (``benchmarks/model_accuracy.py`` renders it).
+
+For each campaign (``campaigns.py``) every arm of it is predicted with parameters fitted on the *other*
+campaigns' arms only — the held-out campaign never touches the fit, nor the acceptance lookup. Parameters come
+from the most specific level with at least ``MIN_TRAINING_ARMS`` training arms (``LEVELS``): the same hardware ×
+engine, else the same hardware family × engine, else the same engine on any hardware, else the defaults.
+Speculative arms are scored with their baseline arm under the same parameters, so a predicted speedup is the
+ratio of two held-out predictions.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from benchledger.perfmodel.calibrate import Observation, fit, predicted
+from benchledger.perfmodel.predict import Params, Prediction, predict
+from benchledger.perfmodel.roofline import Efficiency
+from benchledger.schema.metrics import spec_outcome
+
+MIN_TRAINING_ARMS = 3
+"""A level's fit is used only when it has at least this many training arms (fewer: the next level)."""
+LEVELS = ("hardware × engine", "hardware family × engine", "engine", "default")
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One held-out prediction of one arm."""
+
+    obs: Observation
+    campaign: str
+    family: str
+    measured_tok_s: float
+    predicted_tok_s: float
+    prediction: Prediction
+    level: str
+    """Which ``LEVELS`` entry the parameters came from."""
+    training_arms: int
+
+    @property
+    def abs_pct_error(self) -> float:
+        return abs(self.predicted_tok_s / self.measured_tok_s - 1.0) * 100.0
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A speculative arm and its baseline, both held out under the same parameters."""
+
+    spec: Scored
+    base: Scored
+
+    @property
+    def measured(self) -> float:
+        return self.spec.measured_tok_s / self.base.measured_tok_s
+
+    @property
+    def predicted(self) -> float:
+        return self.spec.predicted_tok_s / self.base.predicted_tok_s
+
+    @property
+    def abs_pct_error(self) -> float:
+        return abs(self.predicted / self.measured - 1.0) * 100.0
+
+    @property
+    def right_side(self) -> bool:
+        return (self.measured > 1.0) == (self.predicted > 1.0)
+
+
+def tok_s(value: float, metric: str) -> float:
+    """A decode result as tok/s (TPOT in ms → 1000 / TPOT)."""
+    return 1000.0 / value if metric == "tpot" else value
+
+
+def _level_keys(o: Observation) -> list[tuple[str, tuple[str, str]]]:
+    hw, engine = o.key
+    return [(LEVELS[0], (hw, engine)), (LEVELS[1], (o.scenario.hardware.family, engine)), (LEVELS[2], ("*", engine))]
+
+
+class HeldOutFits:
+    """Fits on the training campaigns of one held-out campaign, cached per (held-out campaign, level key)."""
+
+    def __init__(self, obs: list[Observation], campaign_of: Callable[[Observation], str]) -> None:
+        self.obs = obs
+        self.campaign_of = campaign_of
+        self._cache: dict[tuple[str, str, tuple[str, str]], tuple[Efficiency, int] | None] = {}
+
+    def _members(self, level: str, key: tuple[str, str], held_out: str) -> list[Observation]:
+        return [o for o in self.obs if self.campaign_of(o) != held_out
+                and dict(_level_keys(o))[level] == key]
+
+    def params(self, o: Observation, held_out: str) -> tuple[Efficiency, str, int]:
+        """(efficiency, level, training arms) for an arm of the held-out campaign."""
+        for level, key in _level_keys(o):
+            cache_key = (held_out, level, key)
+            if cache_key not in self._cache:
+                train = self._members(level, key, held_out)
+                self._cache[cache_key] = (fit(train).eff, len(train)) if len(train) >= MIN_TRAINING_ARMS else None
+            found = self._cache[cache_key]
+            if found is not None:
+                return found[0], level, found[1]
+        return Efficiency(), LEVELS[-1], 0
+
+
+def hold_out(obs: list[Observation], campaign_of: Callable[[Observation], str],
+             baselines: dict[str, str]) -> tuple[list[Scored], list[Pair]]:
+    """Every observation predicted with its campaign held out; speculative arms paired with their baselines
+    (an arm and its baseline share record, subject and campaign, hence parameters)."""
+    fits = HeldOutFits(obs, campaign_of)
+    scored: dict[str, Scored] = {}
+    for o in obs:
+        eff, level, n = fits.params(o, campaign_of(o))
+        p = predict(o.scenario, Params(eff))
+        scored[o.ref] = Scored(o, campaign_of(o), o.scenario.hardware.family, tok_s(o.value, o.metric),
+                               tok_s(predicted(p, o.metric), o.metric), p, level, n)
+    pairs = [Pair(scored[o.ref], scored[baselines[o.ref]]) for o in obs
+             if o.scenario.spec is not None and baselines.get(o.ref) in scored]
+    return [scored[o.ref] for o in obs], pairs
+
+
+def median(values: Iterable[float]) -> float | None:
+    vals = list(values)
+    return round(statistics.median(vals), 2) if vals else None
+
+
+def outcome_counts(pairs: list[Pair]) -> dict[str, dict[str, int]]:
+    """Measured and predicted counts of benefit / harm / no clear change (the one outcome band)."""
+    out: dict[str, dict[str, int]] = {"measured": {}, "predicted": {}}
+    for p in pairs:
+        for side, value in (("measured", p.measured), ("predicted", p.predicted)):
+            label = spec_outcome(value)
+            out[side][label] = out[side].get(label, 0) + 1
+    return out
+
+
+def finite(values: Iterable[float]) -> bool:
+    return all(math.isfinite(v) for v in values)
+
+
+__all__ = ["LEVELS", "MIN_TRAINING_ARMS", "HeldOutFits", "Pair", "Scored", "hold_out", "median", "outcome_counts",
+           "tok_s"]

@@ -1,0 +1,57 @@
+"""Campaign hold-out: records sharing a source family are one campaign, and a held-out campaign's own numbers
+never reach the parameters it is predicted with."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from perfmodel_ledger import arm, benchmark, write_reference
+
+from benchledger.ledger import Ledger, write_record
+from benchledger.perfmodel.accuracy import LEVELS, hold_out
+from benchledger.perfmodel.calibrate import observations
+from benchledger.perfmodel.campaigns import campaign_of, campaigns
+from benchledger.schema import Source
+
+SHA = "0" * 64
+
+
+def _source(root: Path, source_id: str, url: str) -> None:
+    write_record(root, Source(id=source_id, kind="source", title=source_id, url=url, source_type="github-issue",
+                              retrieved="2026-11-30", sha256=SHA, body="excerpt\n"))
+
+
+def _ledger(root: Path, held_out_scale: float) -> Ledger:
+    write_reference(root)
+    _source(root, "repo-a-issue-1", "https://github.com/Org/Repo-A/issues/1")
+    _source(root, "repo-a-readme", "https://raw.githubusercontent.com/org/repo-a/main/README.md")
+    _source(root, "repo-b-pr-2", "https://github.com/other/repo-b/pull/2")
+    rows = {"a1": ("repo-a-issue-1", held_out_scale), "a2": ("repo-a-readme", held_out_scale),
+            "b1": ("repo-b-pr-2", 1.0)}
+    for record_id, (source, scale) in rows.items():
+        arms = [arm(f"c{c}", scale * 30.0 * c ** 0.8, c, source=source) for c in (1, 4, 16)]
+        arms.append(arm("c1-mtp", scale * 50.0, 1, k=3, al=2.6, baseline="c1", source=source))
+        write_record(root, benchmark(record_id, arms, sources=(source,)))
+    return Ledger.load(root)
+
+
+def test_records_of_one_repository_are_one_campaign(tmp_path: Path) -> None:
+    groups = campaigns(_ledger(tmp_path, 1.0))
+    by_record = campaign_of(groups)
+    assert by_record["a1"] == by_record["a2"] == "github.com/org/repo-a"
+    assert by_record["b1"] == "github.com/other/repo-b"
+
+
+def test_held_out_numbers_never_reach_their_own_parameters(tmp_path: Path) -> None:
+    predictions = []
+    for scale in (1.0, 3.0):  # the held-out campaign's measurements change threefold
+        root = tmp_path / f"s{scale}"
+        ledger = _ledger(root, scale)
+        obs, _ = observations(ledger)
+        record_campaign = campaign_of(campaigns(ledger))
+        baselines = {o.ref: o.ref.split("#")[0] + "#c1" for o in obs if o.ref.endswith("mtp")}
+        scored, pairs = hold_out(obs, lambda o, rc=record_campaign: rc[o.ref.split("#")[0]], baselines)
+        predictions.append({s.obs.ref: s.predicted_tok_s for s in scored if s.obs.ref.startswith("a")})
+        assert {s.level for s in scored if s.obs.ref.startswith("a")} == {LEVELS[0]}  # fitted on repo-b alone
+        assert len(pairs) == 3 and all(p.base.obs.ref.endswith("#c1") for p in pairs)
+    assert predictions[0] == predictions[1]
