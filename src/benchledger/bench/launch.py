@@ -1,8 +1,8 @@
 """Start an engine from a command line, wait until it is healthy, learn its version, stop it afterwards.
 
 Records what a reader needs to reproduce the arm: the exact command (secrets masked by the caller), how long it
-took to become ready, the engine version (``/version``, else llama.cpp's ``/props`` ``build_info``, else
-unknown) and the log file. The engine runs in its own process group (its own session) and is stopped with the
+took to become ready, the engine version (the engine profiles' endpoints: vLLM ``/version``, llama.cpp
+``/props`` ``build_info``, SGLang ``/get_server_info``; else unknown) and the log file. The engine runs in its own process group (its own session) and is stopped with the
 whole group — SIGTERM, then SIGKILL after a grace period — so workers it forked (vLLM's engine cores holding
 the accelerator) never outlive it. Health and version calls are auxiliary calls (``bench.auxhttp``): each has a
 total deadline and a signal cancels them.
@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from benchledger.bench.auxhttp import AuxError, AuxHTTP
+from benchledger.engines import known_version_sources
 from benchledger.errors import BenchError
 
 STOP_GRACE_S = 10.0
@@ -102,15 +103,14 @@ async def engine_info(url: str, http: AuxHTTP | None = None) -> dict[str, Any]:
             return resp.text.strip() or None
 
     try:
-        version = await get_json("/version")
-        if isinstance(version, dict) and version.get("version"):
-            info.update(version=str(version["version"]), version_source="/version")
-            return info
-        props = await get_json("/props")
-        if isinstance(props, dict) and props.get("build_info"):
-            info.update(version=str(props["build_info"]), version_source="/props build_info")
-            info["model_path"] = props.get("model_path")
-            info["n_parallel"] = props.get("total_slots")
+        for source in known_version_sources():
+            data = await get_json(source.path)
+            if isinstance(data, dict) and data.get(source.key):
+                info.update(version=str(data[source.key]), version_source=source.label)
+                if source.path == "/props":
+                    info["model_path"] = data.get("model_path")
+                    info["n_parallel"] = data.get("total_slots")
+                return info
     except AuxError as exc:  # the version is a nicety: never fail a run on it
         info["error"] = str(exc)
     return info

@@ -3,8 +3,9 @@
 Times are seconds since the run's clock origin. Token deltas per chunk come from ``usage`` on every chunk
 (``continuous_usage_stats``) when the server sends it, else each chunk with content counts as one token and the
 record says ``chunk_token_source: "counted"``. The total output count is the server's final ``usage`` when
-present (``output_tokens_source: "usage"``). Per-response speculative fields are kept as served: llama.cpp
-``timings.draft_n`` / ``draft_n_accepted``, vLLM ``metrics.speculative_decoding``.
+present (``output_tokens_source: "usage"``). Per-response speculative fields are kept as served, where the
+engine profiles say they are (``benchledger.engines``: llama.cpp ``timings.draft_n`` / ``draft_n_accepted``, vLLM
+``metrics.speculative_decoding``).
 
 Generated text of any kind counts for ``chunk_times`` (so TTFT includes a reasoning model's thinking);
 ``t_first_answer`` marks the first answer (non-reasoning) chunk when the stream carried reasoning deltas.
@@ -21,9 +22,11 @@ from typing import Any
 
 from benchledger.bench.client import RawStream
 from benchledger.bench.rundata import RequestRecord, ResponseSpec
+from benchledger.engines import known_response_fields
 
 ANSWER_KEYS = ("content",)
 REASONING_KEYS = ("reasoning_content", "reasoning")
+RESPONSE_FIELDS = known_response_fields()
 MAX_PLAUSIBLE_TOKENS = 10_000_000
 """More tokens than any context window holds: a count above this is a server bug, not a measurement."""
 
@@ -68,17 +71,20 @@ def _texts(choice: Any) -> tuple[str, str]:
 
 
 def _spec(obj: dict[str, Any]) -> ResponseSpec | None:
-    timings = obj.get("timings")
-    if isinstance(timings, dict) and "draft_n" in timings:
-        return ResponseSpec(kind="llamacpp-timings", draft_tokens=_count(timings.get("draft_n"), "timings.draft_n"),
-                            accepted_tokens=_count(timings.get("draft_n_accepted"), "timings.draft_n_accepted"))
-    metrics = obj.get("metrics")
-    if isinstance(metrics, dict) and isinstance(metrics.get("speculative_decoding"), dict):
-        sd = metrics["speculative_decoding"]
-        return ResponseSpec(kind="vllm-per-request",
-                            draft_tokens=_count(sd.get("num_draft_tokens"), "num_draft_tokens"),
-                            accepted_tokens=_count(sd.get("num_accepted_draft_tokens"), "num_accepted_draft_tokens"),
-                            drafts=_count(sd.get("num_spec_steps"), "num_spec_steps"))
+    """Per-response acceptance counts, where an engine profile says a response carries them."""
+    for fields in RESPONSE_FIELDS:
+        box = obj.get(fields.container)
+        if isinstance(box, dict) and fields.nested is not None:
+            box = box.get(fields.nested)
+        if not isinstance(box, dict) or fields.draft_tokens not in box:
+            continue
+        where = f"{fields.container}.{fields.nested + '.' if fields.nested else ''}"
+        return ResponseSpec(
+            kind=fields.kind,
+            draft_tokens=_count(box.get(fields.draft_tokens), where + fields.draft_tokens),
+            accepted_tokens=_count(box.get(fields.accepted_tokens), where + fields.accepted_tokens),
+            drafts=_count(box.get(fields.drafts), where + fields.drafts) if fields.drafts else None,
+        )
     return None
 
 

@@ -1,6 +1,6 @@
 """Prometheus ``/metrics`` scrapes → normalised speculative-decoding counter snapshots.
 
-Understood families (series are summed over labels other than ``position``, so data-parallel engines add up):
+The families and gauges come from the engine profiles (``benchledger.engines``); understood today (series are summed over labels other than ``position``, so data-parallel engines add up):
 
 - vLLM: ``vllm:spec_decode_num_drafts_total``, ``..._num_draft_tokens_total``, ``..._num_accepted_tokens_total``,
   ``..._num_accepted_tokens_per_pos_total{position}``; generated tokens ``vllm:generation_tokens_total``.
@@ -19,34 +19,10 @@ from __future__ import annotations
 from prometheus_client.parser import text_string_to_metric_families
 
 from benchledger.bench.rundata import CounterSnapshot
+from benchledger.engines import known_acceptance_gauges, known_counter_families
 
-FAMILIES: dict[str, dict[str, str]] = {
-    "vllm": {
-        "drafts": "vllm:spec_decode_num_drafts_total",
-        "draft_tokens": "vllm:spec_decode_num_draft_tokens_total",
-        "accepted": "vllm:spec_decode_num_accepted_tokens_total",
-        "per_position": "vllm:spec_decode_num_accepted_tokens_per_pos_total",
-        "generated_tokens": "vllm:generation_tokens_total",
-    },
-    "llamacpp": {
-        "drafts": "llamacpp:spec_decode_num_drafts_total",
-        "draft_tokens": "llamacpp:spec_decode_num_draft_tokens_total",
-        "accepted": "llamacpp:spec_decode_num_accepted_tokens_total",
-        "per_position": "llamacpp:spec_decode_num_accepted_tokens_per_pos_total",
-        "generated_tokens": "llamacpp:tokens_predicted_total",
-    },
-    "llamacpp-old": {
-        "draft_tokens": "llamacpp:n_drafted_total",
-        "accepted": "llamacpp:n_drafted_accepted_total",
-        "generated_tokens": "llamacpp:tokens_predicted_total",
-    },
-    "llamacpp-older": {
-        "draft_tokens": "llamacpp:n_draft_total",
-        "accepted": "llamacpp:n_draft_accepted_total",
-        "generated_tokens": "llamacpp:tokens_predicted_total",
-    },
-}
-SGLANG_GAUGES = ("sglang:spec_accept_length", "sglang:spec_accept_rate")
+FAMILIES = known_counter_families()
+SGLANG_GAUGES = tuple(known_acceptance_gauges())
 PROCESS_START = "process_start_time_seconds"
 
 
@@ -79,27 +55,27 @@ def snapshot(text: str) -> CounterSnapshot:
     windowable); ``process_start_time_seconds`` when exported. ScrapeError for a body that is not Prometheus."""
     samples = parse_samples(text)
     snap = CounterSnapshot(process_start_time=_total(samples, PROCESS_START))
-    for family, names in FAMILIES.items():
-        if names["draft_tokens"] not in samples:
+    for fam in FAMILIES:
+        if fam.draft_tokens not in samples:
             continue
-        snap.family = family
-        snap.drafts = _total(samples, names["drafts"]) if "drafts" in names else None
-        snap.draft_tokens = _total(samples, names["draft_tokens"])
-        snap.accepted = _total(samples, names["accepted"])
-        snap.generated_tokens = _total(samples, names["generated_tokens"])
-        if "per_position" in names:
+        snap.family = fam.name
+        snap.drafts = _total(samples, fam.drafts) if fam.drafts else None
+        snap.draft_tokens = _total(samples, fam.draft_tokens)
+        snap.accepted = _total(samples, fam.accepted)
+        snap.generated_tokens = _total(samples, fam.generated_tokens)
+        if fam.per_position:
             per: dict[str, float] = {}
-            for labels, value in samples.get(names["per_position"], []):
+            for labels, value in samples.get(fam.per_position, []):
                 pos = labels.get("position")
                 if pos is not None:
                     per[pos] = per.get(pos, 0.0) + value
             snap.per_position = per
         break
     if snap.family is None:
-        for family, names in FAMILIES.items():
-            gen = _total(samples, names["generated_tokens"])
+        for fam in FAMILIES:
+            gen = _total(samples, fam.generated_tokens)
             if gen is not None:
-                snap.family = family
+                snap.family = fam.name
                 snap.generated_tokens = gen
                 break
     for gauge in SGLANG_GAUGES:

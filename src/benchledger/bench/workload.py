@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from benchledger.bench.auxhttp import AuxError, AuxHTTP
+from benchledger.engines import known_tokenize_shapes
 from benchledger.errors import BenchError
 
 Endpoint = Literal["completions", "chat"]
@@ -91,7 +92,7 @@ class _Tokenizer:
 
     async def tokenize(self, text: str) -> list[int]:
         """Token ids of ``text``; TokenizerUnusable when no known shape gives a list of integer ids."""
-        shapes = [self.shape] if self.shape else ["llamacpp", "vllm"]
+        shapes = [self.shape] if self.shape else known_tokenize_shapes()
         why = "no answer"
         for shape in shapes:
             body: dict[str, Any] = {"content": text} if shape == "llamacpp" else {"prompt": text}

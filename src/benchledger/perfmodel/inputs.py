@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from benchledger.engines import profile_for
 from benchledger.ledger.store import Ledger
 from benchledger.perfmodel.architecture import model_from_record
 from benchledger.perfmodel.errors import MissingInputError
@@ -85,8 +86,8 @@ def scenario_for(
 
 
 def snapshots_per_position(engine: str | None) -> bool:
-    """vLLM (and its forks) write one recurrent-state snapshot per verified position (vllm#49887)."""
-    return engine is not None and "vllm" in engine
+    """Whether the engine writes one recurrent-state snapshot per verified position (its profile says)."""
+    return profile_for(engine).recurrent_state_snapshots_per_position
 
 
 def find_calibration(ledger: Ledger, accelerator: str, engine: str | None) -> Calibration | None:

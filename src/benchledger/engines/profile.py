@@ -1,0 +1,70 @@
+"""What benchledger knows about one engine's serving surface, as data (see the per-engine modules).
+
+A profile names the engine's Prometheus counter families for speculative decoding (differenced over a window)
+and its acceptance gauges (not windowable), the per-response fields that carry acceptance, where its version
+and health are served, the request shape of its ``/tokenize``, and whether it writes one recurrent-state
+snapshot per verified position (a physics-model input). This package imports nothing from benchledger.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+TokenizeShape = Literal["llamacpp", "vllm"]
+
+
+@dataclass(frozen=True)
+class CounterFamily:
+    """Prometheus counter names of one exposition family (series summed over labels but ``position``)."""
+
+    name: str
+    draft_tokens: str
+    accepted: str
+    generated_tokens: str
+    drafts: str | None = None
+    per_position: str | None = None
+
+
+@dataclass(frozen=True)
+class ResponseFields:
+    """Where one streamed response carries its own acceptance counts: ``obj[container][nested?][field]``."""
+
+    kind: Literal["llamacpp-timings", "vllm-per-request"]
+    container: str
+    draft_tokens: str
+    accepted_tokens: str
+    drafts: str | None = None
+    nested: str | None = None
+
+
+@dataclass(frozen=True)
+class VersionSource:
+    """A GET endpoint whose JSON answer names the engine version under ``key``."""
+
+    path: str
+    key: str
+
+    @property
+    def label(self) -> str:
+        return self.path if self.key == "version" else f"{self.path} {self.key}"
+
+
+@dataclass(frozen=True)
+class EngineProfile:
+    """One engine's serving surface (see the module doc)."""
+
+    name: str
+    ledger_ids: tuple[str, ...]
+    """Ledger engine ids served by this profile (forks that keep the surface included)."""
+    counter_families: tuple[CounterFamily, ...] = ()
+    acceptance_gauges: tuple[str, ...] = ()
+    response_fields: ResponseFields | None = None
+    version_sources: tuple[VersionSource, ...] = ()
+    health_path: str = "/health"
+    tokenize_shape: TokenizeShape | None = None
+    recurrent_state_snapshots_per_position: bool = False
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+__all__ = ["CounterFamily", "EngineProfile", "ResponseFields", "TokenizeShape", "VersionSource"]
