@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from benchledger.bench.client import RawStream
-from benchledger.bench.response import parse_stream
+from benchledger.bench.response import not_a_stream, parse_stream
 
 
 def ev(t: float, obj: Any) -> tuple[float, str]:
@@ -70,3 +72,38 @@ def test_invalid_json_and_error_chunk_and_missing_done() -> None:
 def test_http_error_status() -> None:
     r = parse_stream(raw([], status=429, error="HTTP 429: slow down"), 100.0)
     assert not r.ok and r.http_status == 429 and r.error == "HTTP 429: slow down"
+
+
+def test_implausible_values_fail_the_request_with_a_reason() -> None:
+    back = parse_stream(raw([ev(100.1, chunk("ab", 2)), ev(100.2, chunk("c", 1)), ev(100.3, "[DONE]")]), 100.0)
+    assert not back.ok and back.error == "bad chunk: usage.completion_tokens went backwards (2 → 1)"
+    huge = parse_stream(raw([ev(100.1, chunk("a", 10**9)), ev(100.3, "[DONE]")]), 100.0)
+    assert not huge.ok and huge.error == "bad chunk: implausible usage.completion_tokens: 1000000000"
+    flag = parse_stream(raw([ev(100.1, chunk("a", 1)), ev(100.2, {"choices": [], "usage": {"completion_tokens": True}}),
+                             ev(100.3, "[DONE]")]), 100.0)
+    assert not flag.ok and flag.error == "bad chunk: usage.completion_tokens is not an integer: True"
+    unordered = parse_stream(raw([ev(100.2, chunk("a")), ev(100.1, chunk("b")), ev(100.3, "[DONE]")]), 100.0)
+    assert not unordered.ok and unordered.error == "bad chunk: chunk arrival times go backwards"
+    early_end = RawStream(t_start=100.0, t_sent=100.5, t_end=100.2, status=200,
+                          events=[ev(100.6, chunk("a")), ev(100.6, "[DONE]")])
+    assert parse_stream(early_end, 100.0).error == ("implausible times: the response ends before it was sent or "
+                                                     "before its last chunk")
+
+
+@pytest.mark.parametrize(("obj", "error"), [
+    ({"choices": [7]}, "bad chunk: a choice is not a JSON object: 7"),
+    ({"choices": [{"text": 5}]}, "bad chunk: choice text is not a string: 5"),
+    ({"choices": [{"text": "a"}], "usage": "lots"}, "bad chunk: usage is not a JSON object: 'lots'"),
+    ({"choices": [{"text": "a"}], "metrics": {"speculative_decoding": {"num_draft_tokens": -3}}},
+     "bad chunk: implausible metrics.speculative_decoding.num_draft_tokens: -3"),
+])
+def test_chunks_of_the_wrong_shape_fail_the_request(obj: dict[str, Any], error: str) -> None:
+    r = parse_stream(raw([ev(100.1, chunk("a")), ev(100.2, obj), ev(100.3, "[DONE]")]), 100.0)
+    assert not r.ok and r.error == error
+    assert r.chunk_times[0] == 100.1 - 100.0  # what arrived before is kept
+
+
+def test_answers_that_are_not_streams_are_named() -> None:
+    assert not_a_stream(b'{"choices": []}') is not None and "one JSON body" in str(not_a_stream(b' {"a": 1}'))
+    assert "HTML" in str(not_a_stream(b"<!DOCTYPE html><html>"))
+    assert not_a_stream(b'data: {"choices": []}\n\n') is None and not_a_stream(b"") is None
