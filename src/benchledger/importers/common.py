@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from benchledger.errors import ImportFormatError
 from benchledger.schema import Arm, Known, Parallelism, Quantity, Result, Unknown
@@ -101,11 +101,21 @@ def measured(value: float, unit: str, src: InputFile, note: str = "") -> Quantit
 
 def measured_result(metric: str, stat: str, value: float, unit: str, src: InputFile, definition: str,
                     note: str = "") -> Result:
-    """A measured ``Result`` with the tool's metric definition named."""
-    return Result.model_validate({
+    """A measured ``Result`` with the tool's metric definition named; a value the metric cannot have (a negative
+    throughput, a NaN) is an ``ImportFormatError`` naming the file and metric."""
+    return _result(src.path, {
         "metric": metric, "stat": stat, "value": value, "unit": unit, "provenance": "measured",
         "run": src.artifact_path, "sha256": src.sha256, "basis": "measured", "definition": definition, "note": note,
     })
+
+
+def _result(where: Path | str, data: dict[str, Any]) -> Result:
+    try:
+        return Result.model_validate(data)
+    except ValidationError as exc:
+        problem = exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+        raise ImportFormatError(where, f"{data['metric']} ({data['stat']})",
+                                f"{data['value']} {data['unit']}: {problem}") from None
 
 
 def quoted(value: float, unit: str, quote: str, source: str, note: str = "") -> Quantity:
@@ -116,8 +126,9 @@ def quoted(value: float, unit: str, quote: str, source: str, note: str = "") -> 
 
 def quoted_result(metric: str, stat: str, value: float, unit: str, quote: str, source: str, definition: str,
                   note: str = "") -> Result:
-    """A quoted ``Result`` with the source's metric definition named."""
-    return Result.model_validate({
+    """A quoted ``Result`` with the source's metric definition named (a value the metric cannot have is an
+    ``ImportFormatError`` naming the source and metric)."""
+    return _result(source, {
         "metric": metric, "stat": stat, "value": value, "unit": unit, "provenance": "quoted", "quote": quote,
         "source": source, "basis": "source-text", "definition": definition, "note": note,
     })

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,26 +45,61 @@ def parse_yaml(text: str) -> tuple[Any, yaml.Node | None]:
     """Parse YAML into plain data and its node tree (line marks for errors) in one pass.
 
     The C parser builds the node tree; scalars are converted with PyYAML's safe constructors, so the values
-    are exactly what ``yaml.safe_load`` gives (anchors/aliases included, merge keys excepted).
+    are what ``yaml.safe_load`` gives — except what a record never needs and a reader could misread:
+    anchors and aliases (an alias bomb of a few KB would expand to GBs), numbers that are not plain decimals
+    (``0x2F``, ``0o17``, ``1_000``, ``1:20``) and NaN/Infinity. Each is a ``yaml.YAMLError`` with its line.
     """
+    if "&" in text:
+        _reject_anchors(text)
     node = yaml.compose(text, Loader=_Loader)
-    return (None if node is None else _to_python(node)), node
+    return (None if node is None else _to_python(node, set())), node
 
 
-def _to_python(node: yaml.Node) -> Any:
+_INT_TAG = "tag:yaml.org,2002:int"
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+_DECIMAL_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+_DECIMAL_FLOAT = re.compile(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+
+
+def _reject_anchors(text: str) -> None:
+    for event in yaml.parse(text, Loader=_Loader):
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"YAML anchors/aliases are not allowed in records (&{anchor}): write the value out",
+                event.start_mark)  # type: ignore[arg-type]
+
+
+def _to_python(node: yaml.Node, seen: set[int]) -> Any:
+    if id(node) in seen:
+        raise yaml.constructor.ConstructorError(
+            None, None, "YAML aliases are not allowed in records: write the value out", node.start_mark)
+    seen.add(id(node))
     if isinstance(node, yaml.ScalarNode):
-        return node.value if node.tag == _STR_TAG else _SCALARS.construct_object(node, deep=True)
+        if node.tag == _STR_TAG:
+            return node.value
+        _check_number(node)
+        return _SCALARS.construct_object(node, deep=True)
     if isinstance(node, yaml.MappingNode):
         out: dict[Any, Any] = {}
         for key, value in node.value:
-            name = _to_python(key)
+            name = _to_python(key, seen)
             if name in out:
                 raise yaml.constructor.ConstructorError(None, None, f"duplicate key {name!r}", key.start_mark)
-            out[name] = _to_python(value)
+            out[name] = _to_python(value, seen)
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_to_python(item) for item in node.value]
+        return [_to_python(item, seen) for item in node.value]
     raise yaml.constructor.ConstructorError(None, None, f"unsupported YAML node {node.tag}", node.start_mark)
+
+
+def _check_number(node: yaml.ScalarNode) -> None:
+    """Numbers are plain decimals: YAML 1.1's hex, octal, base-60, underscores, NaN and Infinity are refused."""
+    pattern = {_INT_TAG: _DECIMAL_INT, _FLOAT_TAG: _DECIMAL_FLOAT}.get(node.tag)
+    if pattern is not None and not pattern.fullmatch(node.value):
+        raise yaml.constructor.ConstructorError(
+            None, None, f"{node.value!r} is not a plain decimal number (write e.g. 47 or 47.0; quote it if it is text)",
+            node.start_mark)
 
 
 def line_of(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:

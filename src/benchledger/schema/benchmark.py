@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from benchledger.schema.common import RecordBase
-from benchledger.schema.metrics import MetricName, Stat
+from benchledger.schema.metrics import METRICS, MetricName, Stat
 from benchledger.schema.provenance import (
     SLUG_PATTERN,
     Condition,
@@ -102,6 +102,13 @@ class Result(Quantity):
     stat: Stat = "value"
     definition: str | None = Field(default=None, description="When not benchledger's: e.g. 'aiperf-itl'.")
 
+    @model_validator(mode="after")
+    def _fits_metric(self) -> Result:
+        problem = METRICS[self.metric].value_problem(self.value, self.unit, self.stat)
+        if problem:
+            raise ValueError(problem)
+        return self
+
 
 class Acceptance(StrictModel):
     """Speculative acceptance of an arm, with the definition used."""
@@ -140,6 +147,40 @@ class Acceptance(StrictModel):
             raise ValueError("say which acceptance definition the values use ('definition')")
         return self
 
+    @field_validator("rate")
+    @classmethod
+    def _rate_in_range(cls, rate: Quantity | None) -> Quantity | None:
+        if rate is not None:
+            _check_rate("rate", rate)
+        return rate
+
+    @field_validator("per_position")
+    @classmethod
+    def _per_position_in_range(cls, rates: list[Quantity]) -> list[Quantity]:
+        for index, rate in enumerate(rates):
+            _check_rate(f"per_position.{index}", rate)
+        return rates
+
+    @field_validator("mean_length")
+    @classmethod
+    def _mean_length_counts_tokens(cls, length: Quantity | None) -> Quantity | None:
+        if length is not None and (length.unit != "tokens" or length.value < 1):
+            raise ValueError(f"mean_length counts tokens per step (bonus token included): 'tokens', ≥ 1, "
+                             f"got {length.value} {length.unit!r}")
+        return length
+
+
+_RATE_RANGE = {"fraction": 1.0, "%": 100.0}
+
+
+def _check_rate(label: str, item: Quantity) -> None:
+    """An acceptance rate is a fraction in [0, 1] or a percentage in [0, 100]."""
+    top = _RATE_RANGE.get(item.unit)
+    if top is None:
+        raise ValueError(f"{label}: an acceptance rate is a 'fraction' (0..1) or '%' (0..100), not {item.unit!r}")
+    if not 0 <= item.value <= top:
+        raise ValueError(f"{label}: {item.value} {item.unit} is outside [0, {top:g}]")
+
 
 class QuotedChange(StrictModel):
     """A percentage change vs the baseline arm as the source states it (checked against the derived one)."""
@@ -147,6 +188,13 @@ class QuotedChange(StrictModel):
     metric: MetricName
     stat: Stat = "value"
     percent: Quantity
+
+    @field_validator("percent")
+    @classmethod
+    def _is_percent(cls, percent: Quantity) -> Quantity:
+        if percent.unit != "%" or percent.value <= -100:
+            raise ValueError(f"a change in '%' above -100, got {percent.value} {percent.unit!r}")
+        return percent
 
 
 class Arm(StrictModel):

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+
+from benchledger.schema.units import conversion
 
 MetricName = Literal[
     "output_throughput",
@@ -39,6 +41,17 @@ class MetricInfo(BaseModel):
     units: tuple[str, ...]
     definition: str
     throughput_like: bool = False
+    zero_allowed: bool = Field(
+        default=False, description="Counts and chunk gaps may be 0 (a step's tokens can arrive together, as in "
+        "ledger/benchmarks/h200-llama-cpp-…-k4.md); throughputs, TTFT, TPOT, sizes must be > 0.")
+
+    def value_problem(self, value: float, unit: str, stat: str) -> str | None:
+        """Why ``value unit`` cannot be this metric (wrong unit, or not positive), or None when it can."""
+        if unit not in self.units:
+            return f"{self.name} is measured in {' or '.join(self.units)}, not {unit!r}"
+        if value < 0 or (value == 0 and not self.zero_allowed and stat not in ("min", "std")):
+            return f"{self.name} must be {'≥ 0' if self.zero_allowed else '> 0'}, got {value}"
+        return None
 
 
 METRICS: dict[str, MetricInfo] = {
@@ -50,40 +63,33 @@ METRICS: dict[str, MetricInfo] = {
                    definition="Σ (input + output) tokens / measured window."),
         MetricInfo(name="prefill_throughput", higher_is_better=True, units=("tok/s",),
                    definition="Σ input tokens / measured window (autobench 'prefill_toks')."),
-        MetricInfo(name="per_stream_throughput", higher_is_better=True, units=("tok/s",), throughput_like=True,
+        MetricInfo(name="per_stream_throughput", higher_is_better=True, units=("tok/s", "tok/s/user"), throughput_like=True,
                    definition="Decode tokens per second seen by one stream (≈ 1000 / TPOT ms)."),
         MetricInfo(name="request_throughput", higher_is_better=True, units=("req/s",),
                    definition="Completed requests / measured window."),
-        MetricInfo(name="ttft", higher_is_better=False, units=("ms", "s"),
+        MetricInfo(name="ttft", higher_is_better=False, units=("ms", "s", "us"),
                    definition="First chunk with generated content − send time."),
-        MetricInfo(name="tpot", higher_is_better=False, units=("ms", "s"),
+        MetricInfo(name="tpot", higher_is_better=False, units=("ms", "s", "us"),
                    definition="Per request: (end − first token) / (output tokens − tokens in first chunk)."),
-        MetricInfo(name="itl", higher_is_better=False, units=("ms", "s"),
+        MetricInfo(name="itl", higher_is_better=False, units=("ms", "s", "us"), zero_allowed=True,
                    definition="Gap between consecutive chunks (per chunk, pooled over requests)."),
-        MetricInfo(name="itl_per_token", higher_is_better=False, units=("ms", "s"),
+        MetricInfo(name="itl_per_token", higher_is_better=False, units=("ms", "s", "us"), zero_allowed=True,
                    definition="Chunk gap divided by the chunk's token delta (per token)."),
-        MetricInfo(name="e2e_latency", higher_is_better=False, units=("ms", "s"),
+        MetricInfo(name="e2e_latency", higher_is_better=False, units=("ms", "s", "us"),
                    definition="End of response − send time, per request."),
-        MetricInfo(name="completed_requests", higher_is_better=True, units=("requests",),
+        MetricInfo(name="completed_requests", higher_is_better=True, units=("requests",), zero_allowed=True,
                    definition="Requests completed inside the measured window."),
-        MetricInfo(name="failed_requests", higher_is_better=False, units=("requests",),
+        MetricInfo(name="failed_requests", higher_is_better=False, units=("requests",), zero_allowed=True,
                    definition="Requests that ended in an error."),
-        MetricInfo(name="memory", higher_is_better=False, units=("GB", "GiB"),
+        MetricInfo(name="memory", higher_is_better=False, units=("GB", "GiB", "MB", "MiB"),
                    definition="Memory in use as the source defines it (see the result's note)."),
         MetricInfo(name="energy_per_token", higher_is_better=False, units=("J/token",),
                    definition="Energy per generated token."),
     )
 }
 
-UNIT_SCALE: dict[str, tuple[str, float]] = {
-    "s": ("ms", 1000.0),
-    "ms": ("ms", 1.0),
-    "us": ("ms", 0.001),
-    "GiB": ("GB", 1.073741824),
-    "GB": ("GB", 1.0),
-    "MB": ("GB", 0.001),
-}
-"""Unit → (canonical unit, factor to multiply by). Units not listed are already canonical."""
+CANONICAL_UNITS: dict[str, str] = {"time": "ms", "bytes": "GB"}
+"""Dimension → the unit the index compares values in (units of other dimensions are already canonical)."""
 
 
 OUTCOME_BAND = 0.02
@@ -104,9 +110,21 @@ def spec_outcome(speedup: float) -> str:
 
 def to_canonical(value: float, unit: str) -> tuple[float, str]:
     """Convert a value to the canonical unit of its dimension (ms for time, GB for memory)."""
-    canon, factor = UNIT_SCALE.get(unit, (unit, 1.0))
-    return value * factor, canon
+    for canon in CANONICAL_UNITS.values():
+        factor = conversion(unit, canon)
+        if factor is not None:
+            return value * factor, canon
+    return value, unit
 
 
-__all__ = ["METRICS", "OUTCOMES", "OUTCOME_BAND", "UNIT_SCALE", "MetricInfo", "MetricName", "Stat", "spec_outcome",
-           "to_canonical"]
+__all__ = [
+    "CANONICAL_UNITS",
+    "METRICS",
+    "OUTCOMES",
+    "OUTCOME_BAND",
+    "MetricInfo",
+    "MetricName",
+    "Stat",
+    "spec_outcome",
+    "to_canonical",
+]

@@ -13,15 +13,40 @@ A condition (model, input length, warmup, …) is either known (a scalar, or ``K
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias
+from typing import Annotated, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
+
+from benchledger.schema.units import UNITS
 
 Provenance = Literal["quoted", "measured", "derived"]
 UnknownReason = Literal["source_omits", "unchecked"]
 Basis = Literal["vendor-spec", "third-party", "derived", "measured", "source-text"]
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$"
+
+
+def _within_float_range(value: int) -> int:
+    try:
+        float(value)
+    except OverflowError:
+        raise ValueError(f"a {len(str(abs(value)))}-digit integer is beyond any measured quantity") from None
+    return value
+
+
+FiniteFloat = Annotated[float, Field(strict=True, allow_inf_nan=False)]
+Number: TypeAlias = Annotated[StrictInt, AfterValidator(_within_float_range)] | FiniteFloat
+"""A real, finite number: a YAML int or float (never a string, a boolean, NaN or Infinity)."""
 
 
 class StrictModel(BaseModel):
@@ -33,8 +58,8 @@ class StrictModel(BaseModel):
 class Quantity(StrictModel):
     """A number with its unit and its provenance."""
 
-    value: int | float
-    unit: str = Field(min_length=1, description="Unit as written in the ledger, e.g. 'tok/s', 'ms', 'GB/s'.")
+    value: Number
+    unit: str = Field(min_length=1, description="A unit registered in schema/units.py, e.g. 'tok/s', 'ms', 'GB/s'.")
     provenance: Provenance
     source: str | None = Field(default=None, description="quoted: source id (default: the record's first source).")
     quote: str | None = Field(default=None, description="quoted: verbatim text from the source's stored excerpt.")
@@ -44,6 +69,13 @@ class Quantity(StrictModel):
     inputs: list[str] = Field(default_factory=list, description="derived: what the formula was given.")
     basis: Basis | None = Field(default=None, description="vendor-spec, third-party, derived, measured, source-text.")
     note: str = ""
+
+    @field_validator("unit")
+    @classmethod
+    def _registered_unit(cls, unit: str) -> str:
+        if unit not in UNITS:
+            raise ValueError(f"unit {unit!r} is not one benchledger knows (schema/units.py: {', '.join(UNITS)})")
+        return unit
 
     @model_validator(mode="after")
     def _provenance_fields(self) -> Quantity:
@@ -66,7 +98,7 @@ class Unknown(StrictModel):
 class Known(StrictModel):
     """A known condition, optionally with the verbatim quote that states it."""
 
-    value: str | int | float | bool
+    value: StrictStr | StrictBool | Number
     quote: str | None = None
     source: str | None = None
     note: str = ""
@@ -99,8 +131,10 @@ __all__ = [
     "SLUG_PATTERN",
     "Basis",
     "Condition",
+    "FiniteFloat",
     "Known",
     "MaybeQuantity",
+    "Number",
     "Provenance",
     "Quantity",
     "Scalar",

@@ -91,3 +91,17 @@ def test_not_json_is_a_format_error(ledger_dir: Path, tmp_path: Path) -> None:
     with pytest.raises(ImportFormatError, match="line 2"):
         import_files("vllm-bench", [bad], ledger_dir, options())
     assert snapshot(ledger_dir) == {}
+
+
+@pytest.mark.parametrize(("key", "value"), [("output_throughput", -1830.5), ("median_ttft_ms", -3.0)])
+def test_impossible_value_is_a_format_error(fixtures: Path, ledger_dir: Path, tmp_path: Path,
+                                            key: str, value: float) -> None:
+    """A negative throughput or latency cannot be measured: refused, naming the file, nothing written (issue 11)."""
+    raw = json.loads((fixtures / "vllm" / "vllm-bench-serve.json").read_text())
+    raw[key] = value
+    bad = tmp_path / "negative.json"
+    bad.write_text(json.dumps(raw))
+    with pytest.raises(ImportFormatError, match="must be > 0") as err:
+        import_files("vllm-bench", [bad], ledger_dir, options())
+    assert err.value.path == bad
+    assert snapshot(ledger_dir) == {}

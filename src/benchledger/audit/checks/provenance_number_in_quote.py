@@ -1,4 +1,5 @@
-"""provenance.number-not-in-quote: a quoted number is written in its quote (separators, units, % normalised);
+"""provenance.number-not-in-quote: a quoted number is written in its quote, in the record's unit (separators,
+K/M suffixes and unit conversions of the same dimension normalised; never a free power of ten);
 provenance.value-not-in-quote: a quoted text condition (e.g. an engine version) appears in its quote."""
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
         if isinstance(value, bool):
             continue
         if isinstance(value, int | float):
-            if not value_in_text(value, item.quote):
-                unit = f" {item.unit}" if isinstance(item, Quantity) else ""
+            record_unit = item.unit if isinstance(item, Quantity) else None
+            if not value_in_text(value, item.quote, record_unit):
+                unit = f" {record_unit}" if record_unit else ""
                 yield Finding("provenance.number-not-in-quote", "error", ev.record.id, f"{ev.field}.value",
                               f"{value}{unit} is not written in its quote {item.quote!r}")
         elif ev.field.rsplit(".", 1)[-1] in TEXT_FIELDS and value.lower() not in item.quote.lower():
