@@ -35,8 +35,8 @@ def write_reference(root: Path) -> None:
     ))
     write_record(root, ModelArch(
         id="qwen3.8-27b", kind="model", title="Qwen3.8-27B", name="Qwen3.8-27B",
-        hidden_size=q(5120, "dim"), layers_full_attention=q(16, "layers"), layers_linear=q(48, "layers"),
-        num_heads=q(24, "heads"), num_kv_heads=q(4, "heads"), head_dim=q(256, "dim"), vocab_size=q(248320, "tokens"),
+        hidden_size=q(5120, "count"), layers_full_attention=q(16, "layers"), layers_linear=q(48, "layers"),
+        num_heads=q(24, "heads"), num_kv_heads=q(4, "heads"), head_dim=q(256, "count"), vocab_size=q(248320, "tokens"),
         params_total=q(27, "B"), recurrent_state_mib=q(144, "MiB"), mtp_layers=q(1, "layers"),
         mtp_params=q(0.42, "B"),
     ))
