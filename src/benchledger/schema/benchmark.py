@@ -161,7 +161,7 @@ class Acceptance(StrictModel):
             _check_rate(f"per_position.{index}", rate)
         return rates
 
-    @field_validator("mean_length")
+    @field_validator("mean_length", "mean_length_min", "mean_length_max")
     @classmethod
     def _mean_length_counts_tokens(cls, length: Quantity | None) -> Quantity | None:
         if length is not None and (length.unit != "tokens" or length.value < 1):
