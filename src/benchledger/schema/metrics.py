@@ -42,8 +42,8 @@ class MetricInfo(BaseModel):
     definition: str
     throughput_like: bool = False
     zero_allowed: bool = Field(
-        default=False, description="Counts and chunk gaps may be 0 (a step's tokens can arrive together, as in "
-        "ledger/benchmarks/h200-llama-cpp-…-k4.md); throughputs, TTFT, TPOT, sizes must be > 0.")
+        default=False, description="Counts and per-token gaps (ITL, TPOT) may be 0: a step's tokens can arrive "
+        "together (ledger/benchmarks/h200-llama-cpp-…-k4.md, the llama.cpp demo); throughputs, TTFT, e2e, sizes > 0.")
 
     def value_problem(self, value: float, unit: str, stat: str) -> str | None:
         """Why ``value unit`` cannot be this metric (wrong unit, or not positive), or None when it can."""
@@ -69,7 +69,7 @@ METRICS: dict[str, MetricInfo] = {
                    definition="Completed requests / measured window."),
         MetricInfo(name="ttft", higher_is_better=False, units=("ms", "s", "us"),
                    definition="First chunk with generated content − send time."),
-        MetricInfo(name="tpot", higher_is_better=False, units=("ms", "s", "us"),
+        MetricInfo(name="tpot", higher_is_better=False, units=("ms", "s", "us"), zero_allowed=True,
                    definition="Per request: (end − first token) / (output tokens − tokens in first chunk)."),
         MetricInfo(name="itl", higher_is_better=False, units=("ms", "s", "us"), zero_allowed=True,
                    definition="Gap between consecutive chunks (per chunk, pooled over requests)."),
