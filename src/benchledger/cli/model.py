@@ -10,8 +10,6 @@ import typer
 
 from benchledger.cli.options import LedgerOption, console, load
 
-ADVISE_FORMATS = ("bf16", "fp8-e4m3", "int4", "nvfp4", "mxfp4")
-
 
 def register(app: typer.Typer) -> None:
     app.command("predict")(predict_cmd)
@@ -40,14 +38,17 @@ def predict_cmd(
     engine: str | None = typer.Option(None, "--engine", help="Engine id: selects its calibration."),
     spec: str | None = typer.Option(None, "--spec", help="Speculative method: mtp, eagle3, draft-model, ngram, …"),
     k: int = typer.Option(0, "--k", min=0, help="Draft tokens per step."),
-    acceptance: str | None = typer.Option(None, "--acceptance", help="Per-position rates r1,r2,… (unconditional)."),
-    acceptance_length: float | None = typer.Option(None, "--acceptance-length", help="Mean accepted length AL."),
+    acceptance: str | None = typer.Option(
+        None, "--acceptance", help="Per-position rates r1,r2,… (unconditional; default: the ledger's measured)."),
+    acceptance_length: float | None = typer.Option(
+        None, "--acceptance-length", help="Mean accepted length AL (default: the ledger's measured)."),
     draft_model: str | None = typer.Option(None, "--draft-model", help="Draft model id for --spec draft-model."),
     ignore_fit: bool = typer.Option(False, "--ignore-fit", help="Predict even when weights + KV + state do not fit."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     ledger_dir: Path | None = LedgerOption,
 ) -> None:
     """Predict tok/s, TPOT, speedup and the physical ceiling of one configuration."""
+    from benchledger.perfmodel.acceptance import choose_acceptance
     from benchledger.perfmodel.architecture import model_from_record
     from benchledger.perfmodel.inputs import params_for, scenario_for, snapshots_per_position
     from benchledger.perfmodel.memory import fit_check
@@ -57,6 +58,7 @@ def predict_cmd(
 
     ledger = load(ledger_dir)
     spec_cfg = None
+    acceptance_origin = "input (--acceptance)" if acceptance else "input (--acceptance-length)"
     if not spec and (k or acceptance or acceptance_length is not None or draft_model):
         raise typer.BadParameter("--k, --acceptance, --acceptance-length and --draft-model need --spec METHOD")
     if spec and spec not in METHODS:
@@ -66,7 +68,9 @@ def predict_cmd(
             raise typer.BadParameter("--spec needs --k ≥ 1")
         rates = _rates(acceptance)
         if not rates and acceptance_length is None:
-            raise typer.BadParameter("--spec needs --acceptance r1,r2,… or --acceptance-length AL")
+            choice = choose_acceptance(ledger, model=model, method=spec, k=k, context=context)
+            if choice is not None:
+                acceptance_length, acceptance_origin = choice.al, choice.origin
         draft = None
         if draft_model:
             record = ledger.get(draft_model)
@@ -83,6 +87,8 @@ def predict_cmd(
             raise typer.BadParameter(str(exc)) from exc
     sc = scenario_for(ledger, model=model, hardware=hardware, weights=weights, context=context,
                       concurrency=concurrency, devices=devices, tp=tp, kv=kv, engine=engine, spec=spec_cfg)
+    if spec_cfg is not None:
+        sc.provenance["acceptance"] = acceptance_origin
     memory = fit_check(sc)
     if not memory.ok and not ignore_fit:
         raise typer.BadParameter(f"does not fit: {memory.describe()} (--ignore-fit predicts anyway)")
@@ -124,54 +130,53 @@ def advise_cmd(
     target_tok_s: float | None = typer.Option(None, "--target-tok-s", help="Per-stream tok/s target."),
     engine: str | None = typer.Option(None, "--engine"),
     kv: str | None = typer.Option(None, "--kv"),
-    acceptance: str | None = typer.Option(None, "--acceptance", help="Per-position rates (default α=0.7 i.i.d.)."),
+    acceptance: str | None = typer.Option(
+        None, "--acceptance", help="Per-position rates r1,r2,… (default: the ledger's measured acceptance)."),
+    acceptance_length: float | None = typer.Option(
+        None, "--acceptance-length", help="Mean accepted length AL at --k-max (other k: converted, i.i.d.)."),
+    temperature: float | None = typer.Option(None, "--temperature", help="Sampling temperature (acceptance lookup)."),
     k_max: int = typer.Option(4, "--k-max", min=0),
     method: str = typer.Option("mtp", "--method"),
     as_json: bool = typer.Option(False, "--json"),
     ledger_dir: Path | None = LedgerOption,
 ) -> None:
-    """Rank spec on/off and k, weight format and device count by predicted tok/s, with reasons."""
-    from benchledger.perfmodel.advise import DEFAULT_ALPHA, FORMAT_CAVEAT, advise, target_verdict
-    from benchledger.perfmodel.inputs import params_for, scenario_for
-    from benchledger.schema import Format
+    """Rank spec on/off and k, weight format and device count by predicted tok/s, with reasons and the nearest
+    measured arms; acceptance is the ledger's measured one unless given."""
+    from benchledger.perfmodel.advice import AdviceRequest, advise_ledger
+    from benchledger.perfmodel.specdec import METHODS
 
-    ledger = load(ledger_dir)
-    decode_context = context + output_tokens / 2.0
-    known = {f.id for f in ledger.typed("format", Format) if "weights" in f.applies_to}
-    from benchledger.perfmodel.errors import MissingInputError
-
-    formats, unusable = [], []
-    for w in (w for w in ADVISE_FORMATS if w in known):
-        try:
-            formats.append(scenario_for(ledger, model=model, hardware=hardware, weights=w, context=decode_context,
-                                        concurrency=concurrency, kv=kv, engine=engine))
-        except MissingInputError as exc:
-            if exc.record != w:
-                raise
-            unusable.append(f"{w}: {exc.reason}")
-    if not formats:
-        raise typer.BadParameter(f"none of the weight formats {ADVISE_FORMATS} is in the ledger")
-    counts = [d for d in (1, 2, 4, 8, 16) if d <= devices]
-    rates = _rates(acceptance) or None
-    params = params_for(ledger, hardware, engine)
-    options = advise(formats[0], params_for=lambda _sc: params, formats=formats, device_counts=counts,
-                     ks=list(range(1, k_max + 1)), rates=rates, method=method, target_tok_s=target_tok_s)
-    rows = [o.to_json() for o in options]
-    note = None if rates else f"acceptance: default i.i.d. α={DEFAULT_ALPHA} (pass --acceptance)"
-    verdict = target_verdict(options, target_tok_s)
+    if method not in METHODS:
+        raise typer.BadParameter(f"unknown --method {method!r}: one of {', '.join(METHODS)}")
+    if acceptance_length is not None and not 1.0 <= acceptance_length <= k_max + 1:
+        raise typer.BadParameter(f"--acceptance-length {acceptance_length:g} outside [1, k_max+1={k_max + 1}]")
+    req = AdviceRequest(model=model, hardware=hardware, context=context, output_tokens=output_tokens,
+                        concurrency=concurrency, devices=devices, target_tok_s=target_tok_s, engine=engine, kv=kv,
+                        method=method, k_max=k_max, rates=_rates(acceptance), acceptance_length=acceptance_length,
+                        temperature=temperature)
+    advice = advise_ledger(load(ledger_dir), req)
+    result = advice.to_json()
     if as_json:
-        print(json.dumps({"options": rows, "target": verdict, "acceptance_note": note, "format_note": FORMAT_CAVEAT,
-                          "formats_skipped": unusable}, indent=2))
+        print(json.dumps(result, indent=2))
         return
+    _render_advice(result)
+
+
+def _render_advice(result: dict[str, Any]) -> None:
     from rich.table import Table
 
-    table = Table("#", "option", "tok/s/stream", "aggregate", "S", "reason")
-    for i, row in enumerate(rows, 1):
-        table.add_row(str(i), str(row["option"]), str(row["tok_s_per_stream"]), str(row["aggregate_tok_s"]),
-                      str(row["speedup"] or ""), str(row["reason"]))
+    table = Table("#", "option", "tok/s/stream", "aggregate", "S", "reason", "nearest measured (Δ prediction)")
+    for i, row in enumerate(result["options"], 1):
+        near = "; ".join(f"{n['arm']} [{n['conditions']}] {n['measured_tok_s_per_stream']} tok/s "
+                         f"({n['delta_pct']:+.0f} %)" for n in row["nearest_measured"])
+        span = row["tok_s_per_stream_range"]
+        tok_s = str(row["tok_s_per_stream"]) + ("" if not span else f" ({span[0]}–{span[1]})")
+        table.add_row(str(i), str(row["option"]), tok_s, str(row["aggregate_tok_s"]), str(row["speedup"] or ""),
+                      str(row["reason"]), near)
     out = console()
     out.print(table)
-    for line in [verdict, note, FORMAT_CAVEAT, *(f"skipped {u}" for u in unusable)]:
+    for k, choice in result["acceptance"].items():
+        out.print(f"acceptance k={k}: AL {choice['acceptance_length']:.2f} — {choice['origin']}")
+    for line in [result["target"], result["format_note"], *(f"skipped {u}" for u in result["formats_skipped"])]:
         if line:
             out.print(line)
 

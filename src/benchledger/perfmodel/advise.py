@@ -6,12 +6,27 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from benchledger.perfmodel.acceptance import DEFAULT_ALPHA, AcceptanceChoice
 from benchledger.perfmodel.memory import fit_check
+from benchledger.perfmodel.nearest import NearArm
 from benchledger.perfmodel.predict import Params, Prediction, Scenario, predict
 from benchledger.perfmodel.specdec import SpecConfig
+from benchledger.schema.metrics import spec_outcome
 
-DEFAULT_ALPHA = 0.7
-"""Default i.i.d. per-draft acceptance when no profile is given (r_i = α^i, Leviathan et al.)."""
+
+@dataclass(frozen=True)
+class Nearby:
+    """A measured arm next to an option: its per-stream tok/s and the option's prediction relative to it."""
+
+    arm: NearArm
+    measured_tok_s: float
+    delta_pct: float
+    """(predicted / measured − 1) × 100 on per-stream tok/s."""
+
+    def to_json(self) -> dict[str, object]:
+        return {"arm": self.arm.ref, "conditions": self.arm.conditions, "metric": self.arm.metric,
+                "value": round(self.arm.value, 4), "unit": self.arm.unit,
+                "measured_tok_s_per_stream": round(self.measured_tok_s, 3), "delta_pct": round(self.delta_pct, 1)}
 
 
 @dataclass(frozen=True)
@@ -23,6 +38,10 @@ class Option:
     prediction: Prediction | None
     reason: str
     meets_target: bool | None = None
+    acceptance: AcceptanceChoice | None = None
+    tok_s_range: tuple[float, float] | None = None
+    """Per-stream tok/s at the lowest and highest measured acceptance."""
+    nearby: tuple[Nearby, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         p = self.prediction
@@ -33,8 +52,21 @@ class Option:
             "tok_s_per_stream": None if p is None else round(p.tok_s_per_stream, 3),
             "aggregate_tok_s": None if p is None else round(p.aggregate_tok_s, 3),
             "speedup": None if p is None or p.speedup is None else round(p.speedup, 3),
+            "outcome": None if p is None or p.speedup is None else spec_outcome(p.speedup),
             "limiting": [] if p is None else p.limiting, "meets_target": self.meets_target, "reason": self.reason,
+            "acceptance": None if self.acceptance is None else self.acceptance.to_json(),
+            "tok_s_per_stream_range": None if self.tok_s_range is None else [round(v, 3) for v in self.tok_s_range],
+            "nearest_measured": [n.to_json() for n in self.nearby],
         }
+
+
+def per_stream(arm: NearArm) -> float:
+    """A near arm's decode result as per-stream tok/s (aggregate ÷ its concurrency; TPOT → 1000 / TPOT)."""
+    if arm.metric == "tpot":
+        return 1000.0 / (arm.value * (1000.0 if arm.unit == "s" else 1.0))
+    if arm.metric == "output_throughput":
+        return arm.value / (arm.concurrency or 1)
+    return arm.value
 
 
 def explain(p: Prediction, sc: Scenario, phi: float) -> str:
@@ -66,66 +98,106 @@ def explain(p: Prediction, sc: Scenario, phi: float) -> str:
     return "; ".join(words)
 
 
+def _spec(method: str, choice: AcceptanceChoice, al: float | None, snapshots: bool) -> SpecConfig:
+    if al is None and choice.rates:
+        return SpecConfig(method, choice.k, choice.rates[:choice.k], state_snapshots=snapshots)
+    return SpecConfig(method, choice.k, acceptance_length=choice.al if al is None else al, state_snapshots=snapshots)
+
+
 def advise(
     base: Scenario, *, params_for: Callable[[Scenario], Params], formats: list[Scenario], device_counts: list[int],
-    ks: list[int], rates: tuple[float, ...] | None, method: str = "mtp", target_tok_s: float | None = None,
+    ks: list[int], acceptance: Callable[[int], AcceptanceChoice], method: str = "mtp",
+    target_tok_s: float | None = None, state_snapshots: bool = True,
+    nearest: Callable[[Scenario], list[NearArm]] | None = None,
 ) -> list[Option]:
-    """Rank every (weights, devices, spec k) combination; non-fitting ones go last with their reason."""
+    """Rank every (weights, devices, spec k) combination; non-fitting ones go last with their reason.
+
+    Each k is predicted at ``acceptance(k)``; when that comes from measured arms, the per-stream tok/s at the
+    lowest and highest measured acceptance is given too. ``nearest`` lists measured arms next to each option.
+    """
     options: list[Option] = []
+    choices = {k: acceptance(k) for k in ks}
     for fmt_sc in formats:
         for devices in device_counts:
             sc0 = replace(fmt_sc, devices=devices, tp=devices, hardware=fmt_sc.hardware.with_count(devices))
             for k in [0, *ks]:
-                spec = None
-                if k > 0:
-                    profile = rates if rates is not None else tuple(DEFAULT_ALPHA ** (i + 1) for i in range(k))
-                    if len(profile) < k:
-                        continue
-                    spec = SpecConfig(method, k, profile[:k], state_snapshots=base.spec.state_snapshots
-                                      if base.spec else True)
+                choice = choices.get(k)
+                spec = None if choice is None else _spec(method, choice, None, state_snapshots)
                 sc = replace(sc0, spec=spec)
                 label = f"{sc.weights.id} × {devices} dev (TP {devices}), " + (f"{method} k={k}" if k else "no spec")
                 memory = fit_check(sc)
                 if not memory.ok:
-                    options.append(Option(label, sc, None, f"does not fit: {memory.describe()}"))
+                    options.append(Option(label, sc, None, f"does not fit: {memory.describe()}", acceptance=choice))
                     continue
                 params = params_for(sc)
                 p = predict(sc, params)
                 reason = explain(p, sc, params.eff.phi)
                 if p.speedup is not None:
-                    verdict = "helps" if p.speedup > 1.0 else "hurts"
-                    reason = f"spec {verdict} (S={p.speedup:.2f}, AL={p.acceptance_length:.2f}); limited by {reason}"
+                    reason = (f"spec {spec_outcome(p.speedup)} (S={p.speedup:.2f}, AL={p.acceptance_length:.2f}); "
+                              f"limited by {reason}")
                 else:
                     reason = f"limited by {reason}"
+                span = None
+                if choice is not None and choice.low is not None and choice.high is not None:
+                    span = tuple(predict(replace(sc, spec=_spec(method, choice, al, state_snapshots)),
+                                         params).tok_s_per_stream for al in (choice.low[0], choice.high[0]))
+                near = tuple(Nearby(a, per_stream(a), (p.tok_s_per_stream / per_stream(a) - 1.0) * 100.0)
+                             for a in (nearest(sc) if nearest else []))
                 meets = None if target_tok_s is None else p.tok_s_per_stream >= target_tok_s
-                options.append(Option(label, sc, p, reason, meets))
-    ranked = sorted(
-        options,
-        key=lambda o: (o.prediction is None, not o.meets_target if o.meets_target is not None else False,
-                       -(o.prediction.aggregate_tok_s if o.prediction else 0.0)),
-    )
-    return ranked
+                options.append(Option(label, sc, p, reason, meets, choice, span, near))  # type: ignore[arg-type]
+    return sorted(options, key=lambda o: (o.prediction is None, not o.meets_target if o.meets_target is not None
+                                          else False, -(o.prediction.aggregate_tok_s if o.prediction else 0.0)))
 
 
 FORMAT_CAVEAT = ("formats are compared by bytes per parameter (and compute peaks); whether this hardware and engine "
                  "run a format natively is not checked")
 
 
+def _nearest_text(option: Option) -> str:
+    if not option.nearby:
+        return "no measured arm of this model on this hardware"
+    return "; ".join(f"{n.arm.ref} ({n.arm.conditions}): {n.measured_tok_s:.1f} tok/s/stream measured, prediction "
+                     f"{n.delta_pct:+.0f} %" for n in option.nearby)
+
+
 def target_verdict(options: list[Option], target_tok_s: float | None) -> str | None:
-    """One sentence: which options meet the per-stream target, or how far the best one falls short."""
+    """Whether any option meets the per-stream target at its acceptance — else at the highest measured one —
+    or how far the best falls short, with its limiting terms and the nearest measured arms."""
     if target_tok_s is None:
         return None
     predicted = [o for o in options if o.prediction is not None]
     if not predicted:
         return f"target {target_tok_s:g} tok/s per stream: no option could be predicted"
+    head = f"target {target_tok_s:g} tok/s per stream"
     met = [o for o in predicted if o.meets_target]
     if met:
-        return (f"target {target_tok_s:g} tok/s per stream: met by {len(met)} option(s); best "
-                f"{met[0].label} at {met[0].prediction.tok_s_per_stream:.1f} tok/s")  # type: ignore[union-attr]
-    best = max(predicted, key=lambda o: o.prediction.tok_s_per_stream)  # type: ignore[union-attr]
+        best = met[0]
+        al = "" if best.acceptance is None else f" (AL {best.acceptance.al:.2f}: {best.acceptance.origin})"
+        return (f"{head}: met by {len(met)} option(s); best {best.label} at "
+                f"{best.prediction.tok_s_per_stream:.1f} tok/s{al}")  # type: ignore[union-attr]
+    at_high = [o for o in predicted if o.tok_s_range is not None and o.tok_s_range[1] >= target_tok_s]
+    if at_high:
+        best = max(at_high, key=lambda o: o.tok_s_range[1])  # type: ignore[index]
+        assert best.acceptance is not None and best.acceptance.high is not None and best.tok_s_range is not None
+        assert best.prediction is not None
+        return (f"{head}: met by {len(at_high)} option(s) at the ledger's highest measured acceptance (AL "
+                f"{best.acceptance.high[0]:.2f}, {best.acceptance.high[1]}): best {best.label} at "
+                f"{best.tok_s_range[1]:.1f} tok/s; not at the median measured AL {best.acceptance.al:.2f} "
+                f"({best.prediction.tok_s_per_stream:.1f} tok/s) nor the lowest ({best.tok_s_range[0]:.1f} tok/s); "
+                f"nearest measured: {_nearest_text(best)}")
+    best = max(predicted, key=_best_tok_s)
     tok_s = best.prediction.tok_s_per_stream  # type: ignore[union-attr]
-    return (f"target {target_tok_s:g} tok/s per stream: NOT met by any option; best {best.label} at "
-            f"{tok_s:.1f} tok/s ({target_tok_s / tok_s:.2f}x short)")
+    high = "" if best.tok_s_range is None else f", {best.tok_s_range[1]:.1f} at the highest measured acceptance"
+    return (f"{head}: NOT met by any option; best {best.label} at {tok_s:.1f} tok/s{high} "
+            f"({target_tok_s / _best_tok_s(best):.2f}x short); {best.reason}; nearest measured: "
+            f"{_nearest_text(best)}")
 
 
-__all__ = ["DEFAULT_ALPHA", "FORMAT_CAVEAT", "Option", "advise", "explain", "target_verdict"]
+def _best_tok_s(option: Option) -> float:
+    """Per-stream tok/s at the option's acceptance, or at the highest measured one when that is higher."""
+    central = option.prediction.tok_s_per_stream if option.prediction is not None else 0.0
+    return max(central, option.tok_s_range[1] if option.tok_s_range is not None else 0.0)
+
+
+__all__ = ["DEFAULT_ALPHA", "FORMAT_CAVEAT", "AcceptanceChoice", "Nearby", "Option", "advise", "explain", "per_stream",
+           "target_verdict"]

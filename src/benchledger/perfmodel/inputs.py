@@ -76,7 +76,10 @@ def scenario_for(
         "lm_head": f"record:{head}" if lm_head else f"default (lm_head left in {head}), record:{head}",
     }
     if spec is not None:
-        provenance["state_snapshots"] = f"engine {engine}: " + ("vLLM native path" if spec.state_snapshots else "one write")
+        profile = profile_for(engine)
+        provenance["state_snapshots"] = (f"engine profile {profile.name} (benchledger/engines/) for {engine}: "
+                                         + ("one state snapshot per verified position" if spec.state_snapshots
+                                            else "one state write per step"))
     return Scenario(
         model=model_from_record(model_record), hardware=hardware_spec(ledger, hardware, devices, links),
         weights=format_spec(ledger, weights), kv=format_spec(ledger, kv_id), lm_head=format_spec(ledger, head),

@@ -197,8 +197,8 @@ def _assumptions(sc: Scenario, params: Params, al: float) -> list[Assumption]:
         out.append(Assumption("mtp_layer_params", sc.model.mtp_layer_params, "parameters",
                               "default: one average layer + 2H² projection (record has no mtp_params)"))
     if sc.spec is not None:
-        out.append(Assumption("acceptance_length", al, "tokens per step",
-                              "input" if sc.spec.acceptance_length is not None else "input: 1 + Σ r_i"))
+        out.append(Assumption("acceptance_length", al, "tokens per step", sc.provenance.get(
+            "acceptance", "input" if sc.spec.acceptance_length is not None else "input: 1 + Σ r_i")))
         out.append(Assumption("state_snapshots_per_position", str(sc.spec.state_snapshots), "",
                               sc.provenance.get("state_snapshots", "default")))
     return out
