@@ -52,7 +52,10 @@ def result_keys() -> list[tuple[str, str, str, str]]:
 
 
 def summary_results(summary: Mapping[str, Any], make: MakeResult) -> list[Result]:
-    """The ledger results of one arm's summary."""
+    """The ledger results of one arm's summary; none for an arm that completed no request (its rates are 0 over
+    nothing measured, and the schema refuses a zero throughput)."""
+    if not summary.get("completed"):
+        return []
     return [make(metric, stat, summary[key], unit) for key, metric, stat, unit in result_keys() if finite(summary.get(key))]
 
 
