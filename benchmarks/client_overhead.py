@@ -10,8 +10,8 @@ monotonic on Linux), when it read each request and wrote each chunk — that log
 - send: send-side delay = server's read time of the request − client's send timestamp. Whose it is depends on
   the design: ours stamps after the bytes are written, so this is the fake server's accept/read backlog plus
   loopback; vLLM's design stamps before ``session.post`` (pool wait, connect, serialisation included).
-- TTFT / TPOT error = client's median − truth median (truth TTFT: first write − read; truth TPOT: (last token
-  chunk write − first) / (tokens − first chunk's tokens)). TTFT error ≈ recv + send.
+- TTFT / TPOT error = client's median − truth median (truth TTFT: first write − read; truth TPOT, vLLM's
+  definition as both clients compute it: (last token chunk write − first) / (tokens − 1)). TTFT error ≈ recv + send.
 - CPU s / 1k tok: the client process's CPU time over warmup + measured requests per 1,000 output tokens.
 - srv late p99: how far behind its own schedule the fake server wrote (p99 over requests of each request's
   worst chunk); small means the server kept up and the truth is a clean schedule.
@@ -123,10 +123,10 @@ def evaluate(out: dict[str, Any], truth_by_key: dict[str, dict[str, Any]]) -> di
         c_ttft.append(row["ttft"])
         t_ttft.append(t["chunk_times"][0] - t["t_read"])
         late.append(t["late_max"] * 1e3)
-        rest = sum(t["chunk_tokens"]) - t["chunk_tokens"][0]
-        if row["tpot"] is not None and rest >= 1:
+        n = sum(t["chunk_tokens"])
+        if row["tpot"] is not None and n > 1:
             c_tpot.append(row["tpot"])
-            t_tpot.append((t["chunk_times"][-1] - t["chunk_times"][0]) / rest)
+            t_tpot.append((t["chunk_times"][-1] - t["chunk_times"][0]) / (n - 1))
     return {
         "ok": len(out["rows"]), "failed": out["failed"],
         "recv_ms_median": _median(recv), "recv_ms_p99": _p99(recv),

@@ -1,14 +1,21 @@
 """Serving metrics as pure functions of the raw per-request records (no I/O, no clocks).
 
-Definitions (stated in every summary under ``definitions``):
+Definitions (stated in every summary under ``definitions``; keys named like vLLM ``bench serve``'s mean what
+vLLM's mean, harness-metrics.md §2):
 
 - TTFT: first chunk with generated content − request sent.
-- TPOT (per request): (end − first content chunk) / (output tokens − tokens in the first chunk); requests where
-  that denominator is < 1 are left out (and counted in a warning).
+- E2E latency: last chunk with generated content − request sent (vLLM's ``latency``); the end of the HTTP body
+  (``t_end``, after the usage chunk and ``[DONE]``) is not part of it.
+- TPOT (vLLM's): per request (E2E − TTFT) / (output tokens − 1); requests with ≤ 1 output token are left out.
+- TPOT after the first chunk (benchledger's decode interval, own key): per request (last content chunk − first
+  content chunk) / (output tokens − tokens in the first chunk); it does not charge a bundled first chunk's
+  tokens to the decode time. Requests where that denominator is < 1 are left out.
 - ITL per chunk: gaps between consecutive content chunks, pooled over requests (vLLM's ``itl``).
 - ITL per token: each chunk gap divided by that chunk's token delta, one sample per token (labelled; it spreads a
-  chunk's gap evenly, so jitter inside a verify step is invisible).
-- E2E latency: end of response − request sent.
+  chunk's gap evenly, so jitter inside a verify step is invisible). Exact only where every chunk carried usage
+  (``continuous_usage``); otherwise each content chunk counts as one token and the summary says approximate.
+- Client-coalesced share: consecutive content chunks with identical client timestamps (read in one burst) /
+  all consecutive-chunk gaps — the client was behind the socket and could not see the gap.
 - Window (``duration``): the sum over rounds of the span from the first send to the last end of this arm's
   measured requests in that round (drain included; idle time while other arms run excluded).
 - Throughputs: Σ tokens of completed requests / window.
@@ -28,10 +35,15 @@ STATS = ("mean", "median", "p90", "p99", "std")
 
 DEFINITIONS: dict[str, str] = {
     "ttft": "first chunk with generated content − request sent",
-    "tpot": "per request: (end − first content chunk) / (output tokens − tokens in first chunk)",
+    "tpot": "vLLM's: per request (e2el − ttft) / (output tokens − 1); requests with ≤ 1 output token left out",
+    "tpot_after_first_chunk": "benchledger's decode interval: per request (last content chunk − first content "
+    "chunk) / (output tokens − tokens in the first chunk)",
     "itl": "per chunk: gap between consecutive content chunks, pooled over requests",
-    "itl_per_token": "per token: chunk gap / chunk token delta, one sample per token",
-    "e2el": "end of response − request sent",
+    "itl_per_token": "per token: chunk gap / chunk token delta, one sample per token; exact only with per-chunk "
+    "usage (itl_per_token_basis), else every content chunk counts as one token (approximate)",
+    "e2el": "last content chunk − request sent (the end of the HTTP body is not part of it)",
+    "client_coalesced_chunk_share": "share of consecutive content-chunk gaps with identical client timestamps "
+    "(read in one burst: the client was behind)",
     "duration": "Σ over rounds of (last end − first send) of this arm's measured requests; drain included",
     "output_throughput": "Σ output tokens of completed requests / duration",
     "acceptance": "engine counters differenced over the measured window: rate = Δaccepted/Δdraft_tokens, "
@@ -73,20 +85,28 @@ def ttft(rec: Record) -> float | None:
 
 
 def e2e_latency(rec: Record) -> float | None:
-    """Seconds from send to end of response, or None."""
-    if rec["t_sent"] is None or rec["t_end"] is None:
+    """Seconds from send to the last content chunk (vLLM's latency), or None."""
+    if not rec["chunk_times"] or rec["t_sent"] is None:
         return None
-    return float(rec["t_end"] - rec["t_sent"])
+    return float(rec["chunk_times"][-1] - rec["t_sent"])
 
 
 def tpot(rec: Record) -> float | None:
+    """vLLM's TPOT: (E2E − TTFT) / (output tokens − 1) seconds, or None with ≤ 1 output token."""
+    n = int(rec["output_tokens"])
+    if not rec["chunk_times"] or n <= 1:
+        return None
+    return float(rec["chunk_times"][-1] - rec["chunk_times"][0]) / (n - 1)
+
+
+def tpot_after_first_chunk(rec: Record) -> float | None:
     """Seconds per output token after the first chunk, or None when fewer than 1 token follows it."""
-    if not rec["chunk_times"] or rec["t_end"] is None:
+    if not rec["chunk_times"]:
         return None
     rest = int(rec["output_tokens"]) - int(rec["chunk_tokens"][0])
     if rest < 1:
         return None
-    return float(rec["t_end"] - rec["chunk_times"][0]) / rest
+    return float(rec["chunk_times"][-1] - rec["chunk_times"][0]) / rest
 
 
 def itl_per_chunk(rec: Record) -> list[float]:
@@ -103,6 +123,12 @@ def itl_per_token(rec: Record) -> list[float]:
         k = max(int(n[i]), 1)
         out.extend([float(t[i] - t[i - 1]) / k] * k)
     return out
+
+
+def coalesced_gaps(rec: Record) -> tuple[int, int]:
+    """(gaps between consecutive content chunks with identical timestamps, all such gaps)."""
+    t = rec["chunk_times"]
+    return sum(1 for a, b in itertools.pairwise(t) if b == a), max(len(t) - 1, 0)
 
 
 def active_window(records: Iterable[Record]) -> float:
@@ -179,12 +205,16 @@ def summarize(
     ok = [r for r in records if r["ok"]]
     ttfts = [v for r in ok if (v := ttft(r)) is not None]
     tpots = [v for r in ok if (v := tpot(r)) is not None]
+    tpots_after = [v for r in ok if (v := tpot_after_first_chunk(r)) is not None]
     e2els = [v for r in ok if (v := e2e_latency(r)) is not None]
     itls = [g for r in ok for g in itl_per_chunk(r)]
     itls_tok = [g for r in ok for g in itl_per_token(r)]
     out_tokens = sum(int(r["output_tokens"]) for r in ok)
     in_tokens = sum(int(r["input_tokens"] or 0) for r in ok)
     chunks = sum(len(r["chunk_times"]) for r in ok)
+    coalesced = [coalesced_gaps(r) for r in ok]
+    same, gaps = sum(c[0] for c in coalesced), sum(c[1] for c in coalesced)
+    sources = {r.get("chunk_token_source") for r in ok}
     per = duration if duration > 0 else math.nan
     summary: dict[str, Any] = {
         "completed": len(ok),
@@ -196,13 +226,17 @@ def summarize(
         "output_throughput": out_tokens / per,
         "total_token_throughput": (in_tokens + out_tokens) / per,
     }
-    for name, values in (("ttft", ttfts), ("tpot", tpots), ("itl", itls), ("e2el", e2els)):
+    for name, values in (("ttft", ttfts), ("tpot", tpots), ("tpot_after_first_chunk", tpots_after),
+                         ("itl", itls), ("e2el", e2els), ("itl_per_token", itls_tok)):
         for stat, value in _ms(describe(values)).items():
             summary[f"{stat}_{name}_ms"] = value
-    for stat, value in _ms(describe(itls_tok)).items():
-        summary[f"{stat}_itl_per_token_ms"] = value
+    summary["itl_per_token_basis"] = (
+        None if not ok else "continuous_usage" if sources == {"continuous_usage"}
+        else "approximate: no per-chunk usage, every content chunk counted as one token")
     summary["tokens_per_chunk"] = out_tokens / chunks if chunks else math.nan
+    summary["client_coalesced_chunk_share"] = same / gaps if gaps else None
     summary["tpot_excluded_requests"] = len(ok) - len(tpots)
+    summary["tpot_after_first_chunk_excluded_requests"] = len(ok) - len(tpots_after)
     if slos_ms:
         good = sum(1 for r in ok if _meets(r, slos_ms))
         summary["request_goodput"] = good / per
@@ -224,6 +258,7 @@ __all__ = [
     "acceptance_from_counters",
     "acceptance_from_responses",
     "active_window",
+    "coalesced_gaps",
     "describe",
     "e2e_latency",
     "itl_per_chunk",
@@ -231,5 +266,6 @@ __all__ = [
     "percentile",
     "summarize",
     "tpot",
+    "tpot_after_first_chunk",
     "ttft",
 ]

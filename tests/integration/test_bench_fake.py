@@ -76,6 +76,22 @@ def test_timings_match_server_truth(tmp_path: Path) -> None:
     assert summary["client_overhead"]["loop_lag_samples"] > 0
 
 
+def test_clock_json_places_every_request_in_wall_clock_time(tmp_path: Path) -> None:
+    """requests.jsonl times + clock.json's origin = wall-clock times, inside the span the test saw."""
+    wall_before = time.time()
+    with FakeServer(FakeConfig(ttft=0.005, step=0.002)) as srv:
+        run_session(config(tmp_path, [ArmSpec("base", srv.url)], n=4, out_tokens=4))
+    wall_after = time.time()
+    folder = tmp_path / "out" / "base"
+    clock = json.loads((folder / "clock.json").read_text())
+    slack = clock["pairing_uncertainty_s"]
+    records = read_requests(folder)
+    assert records
+    for r in records:
+        for t in (r["t_start"], r["t_sent"], r["t_end"], *r["chunk_times"]):
+            assert wall_before - slack <= clock["unix_time_at_origin"] + t <= wall_after + slack
+
+
 def test_spec_counters_chunks_and_truth_agree(tmp_path: Path) -> None:
     with FakeServer(FakeConfig(ttft=0.01, step=0.003)) as base, \
          FakeServer(FakeConfig(ttft=0.01, step=0.003, k=3, accept_pattern=[3, 1, 2, 0])) as spec:

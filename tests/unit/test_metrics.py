@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from benchledger.metrics import (
+    DEFINITIONS,
     acceptance_from_responses,
     active_window,
     describe,
@@ -18,6 +19,7 @@ from benchledger.metrics import (
     percentile,
     summarize,
     tpot,
+    tpot_after_first_chunk,
     ttft,
 )
 
@@ -31,25 +33,52 @@ def rec(t_sent: float, chunks: list[tuple[float, int]], t_end: float, *, ok: boo
     }
 
 
-# sent at 1.0; first chunk (2 tokens) at 1.1, then 1 token at 1.15, 3 tokens at 1.3; end 1.3
-R = rec(1.0, [(1.1, 2), (1.15, 1), (1.3, 3)], 1.3)
+# sent at 1.0; first chunk (2 tokens) at 1.1, then 1 token at 1.15, 3 tokens at 1.3 (the last token); the body
+# (usage chunk, [DONE], zero chunk) ends later, at 1.4
+R = rec(1.0, [(1.1, 2), (1.15, 1), (1.3, 3)], 1.4)
 
 
 def test_per_request_definitions() -> None:
     assert ttft(R) == pytest.approx(0.1)
+    # E2E and both TPOTs end at the last content token, not at the end of the body
     assert e2e_latency(R) == pytest.approx(0.3)
-    # (end − first chunk) / (6 − 2 tokens in the first chunk)
-    assert tpot(R) == pytest.approx(0.2 / 4)
+    # vLLM's TPOT: (E2E − TTFT) / (6 − 1)
+    assert tpot(R) == pytest.approx(0.2 / 5)
+    # benchledger's decode interval: (last − first chunk) / (6 − 2 tokens in the first chunk)
+    assert tpot_after_first_chunk(R) == pytest.approx(0.2 / 4)
     assert itl_per_chunk(R) == pytest.approx([0.05, 0.15])
     assert itl_per_token(R) == pytest.approx([0.05, 0.05, 0.05, 0.05])
 
 
-def test_tpot_excludes_single_chunk_requests() -> None:
+def test_vllm_named_keys_carry_vllm_definitions_and_ours_has_its_own_key() -> None:
+    s = summarize([R], duration=1.0)
+    assert s["median_tpot_ms"] == pytest.approx(40.0) and s["median_e2el_ms"] == pytest.approx(300.0)
+    assert s["median_tpot_after_first_chunk_ms"] == pytest.approx(50.0)
+    assert "tpot_after_first_chunk" in DEFINITIONS and "− 1" in DEFINITIONS["tpot"]
+
+
+def test_tpot_excludes_single_token_requests() -> None:
     one = rec(0.0, [(0.1, 1)], 0.1)
-    assert tpot(one) is None
-    s = summarize([one, R], duration=1.0)
-    assert s["tpot_excluded_requests"] == 1
-    assert s["median_tpot_ms"] == pytest.approx(50.0)
+    two_in_one_chunk = rec(0.0, [(0.1, 2)], 0.1)
+    assert tpot(one) is None and tpot_after_first_chunk(one) is None
+    # vLLM's TPOT exists for 2 tokens in one chunk (a zero decode time); the decode interval does not
+    assert tpot(two_in_one_chunk) == 0.0 and tpot_after_first_chunk(two_in_one_chunk) is None
+    s = summarize([one, two_in_one_chunk, R], duration=1.0)
+    assert s["tpot_excluded_requests"] == 1 and s["tpot_after_first_chunk_excluded_requests"] == 2
+    assert s["median_tpot_after_first_chunk_ms"] == pytest.approx(50.0)
+
+
+def test_identical_client_stamps_are_counted_as_client_coalescing() -> None:
+    burst = rec(0.0, [(0.1, 1), (0.2, 1), (0.2, 1), (0.2, 1), (0.3, 1)], 0.3)
+    assert summarize([burst, R], 1.0)["client_coalesced_chunk_share"] == pytest.approx(2 / 6)
+    assert summarize([R], 1.0)["client_coalesced_chunk_share"] == 0.0
+
+
+def test_per_token_itl_is_labelled_approximate_without_per_chunk_usage() -> None:
+    exact = {**R, "chunk_token_source": "continuous_usage"}
+    counted = {**rec(0.0, [(0.1, 1), (0.2, 1)], 0.2), "chunk_token_source": "counted"}
+    assert summarize([exact], 1.0)["itl_per_token_basis"] == "continuous_usage"
+    assert summarize([exact, counted], 1.0)["itl_per_token_basis"].startswith("approximate")
 
 
 def test_percentile_matches_linear_interpolation() -> None:

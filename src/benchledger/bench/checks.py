@@ -1,6 +1,7 @@
 """Pitfall checks of one arm's results → human-readable warnings stored in its ``summary.json``.
 
-Each warning names what it guards (harness-metrics.md §5): chunk coalescing with speculation off, acceptance
+Each warning names what it guards (harness-metrics.md §5): chunk coalescing with speculation off (by the server,
+from token counts; by the client, from identical arrival stamps), acceptance
 measured under ``ignore_eos`` or random-token prompts, unpinned temperature, counters moved by foreign traffic,
 requests with ≤ 1 output token (left out of TPOT), and the consistency between observed tokens per chunk and
 the mean acceptance length the counters imply.
@@ -13,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 COALESCE_TOLERANCE = 1.05
+CLIENT_COALESCE_SHARE = 0.05
 FOREIGN_TOLERANCE = 0.02
 
 
@@ -33,10 +35,22 @@ def arm_warnings(
     tpc = summary.get("tokens_per_chunk")
     measured_chunks = any(r.get("chunk_token_source") == "continuous_usage" for r in records)
     if not speculative and isinstance(tpc, float) and math.isfinite(tpc) and tpc > COALESCE_TOLERANCE:
+        if measured_chunks:
+            read = "read itl_per_token (from per-chunk usage) and TPOT"
+        else:
+            read = ("read TPOT; itl_per_token is approximate here (no per-chunk usage: every chunk counted as one "
+                    "token) and is no better than ITL per chunk")
         how = "usage deltas" if measured_chunks else "final usage vs chunk count"
         out.append(
             f"chunk coalescing: {tpc:.2f} tokens per chunk with speculation off ({how}); "
-            "ITL per chunk does not measure per-token latency here — read itl_per_token and TPOT"
+            f"ITL per chunk does not measure per-token latency here — {read}"
+        )
+    share = summary.get("client_coalesced_chunk_share")
+    if isinstance(share, float) and share > CLIENT_COALESCE_SHARE:
+        out.append(
+            f"client-side coalescing: {share:.1%} of consecutive content chunks got identical client timestamps "
+            "(read in one burst) — the client was the bottleneck, not the server: ITL, TPOT and TTFT include "
+            "client delay; lower the concurrency or give the client more CPU"
         )
     if speculative and ignore_eos:
         out.append("acceptance measured with ignore_eos: decoding past EOS produces junk that drafts predict "
@@ -47,7 +61,7 @@ def arm_warnings(
         out.append("temperature not pinned: the server default applies and arms may sample differently")
     excluded = int(summary.get("tpot_excluded_requests") or 0)
     if excluded:
-        out.append(f"{excluded} completed request(s) had ≤ 1 token after the first chunk and are left out of TPOT")
+        out.append(f"{excluded} completed request(s) had ≤ 1 output token and are left out of TPOT")
     if generated_delta is not None and window_output_tokens > 0:
         extra = generated_delta - window_output_tokens
         if extra > max(FOREIGN_TOLERANCE * window_output_tokens, 2):

@@ -1,27 +1,33 @@
 """The streaming client: one HTTP/1.1 request per stream on a raw asyncio protocol, timestamps at arrival.
 
-Why not a general HTTP library: the timestamp of a chunk must be taken when its bytes reach the process, not
+Why not a general HTTP client: the timestamp of a chunk must be taken when its bytes reach the process, not
 when a coroutine later gets scheduled, and the hot path must cost little at 500 concurrent streams on one core.
-So ``data_received`` stamps ``time.perf_counter()``, keeps the bytes with their stamp and only tracks the HTTP
-chunk framing (to know when the response ends, without copying). Un-chunking, SSE splitting
-(``RawStream.decode``) and JSON decoding (``parse_stream``) happen after the stream has ended, off the hot
-path; an SSE event gets the stamp of the piece of bytes that completed it — the same as parsing on arrival.
-Connections are reused through a keep-alive ``ConnectionPool`` when the caller gives one (the runner does: a
-connect per request costs the client and the server an accept each, time taken from timestamping at hundreds of
-streams); a pooled connection found closed before any response byte is retried once on a fresh one. TTFT starts
-when the request is written, so connect time is never part of it. The API key is passed in, never stored.
+So ``data_received`` stamps ``time.perf_counter()`` first and then feeds the bytes to an HTTP/1.1 parser
+(httptools, i.e. llhttp in C): it un-chunks the body (the only chunk decoder; trailers and the final CRLF are
+consumed, so a reused connection starts clean), skips 1xx interim responses, and rejects a malformed status
+line, ``Content-Length`` or chunk-size line — that request then fails with the parser's reason and the
+connection is closed; nothing is raised inside the protocol. Body pieces are kept with their stamps; SSE
+splitting (``RawStream.decode``) and JSON decoding (``parse_stream``) happen after the stream has ended, off
+the hot path; an SSE event gets the stamp of the piece of bytes that completed it — the same as parsing on
+arrival. Connections are reused through a keep-alive ``ConnectionPool`` when the caller gives one (the runner
+does: a connect per request costs the client and the server an accept each, time taken from timestamping at
+hundreds of streams); a pooled connection found closed before any response byte is retried once on a fresh
+one. TTFT starts when the request is written, so connect time is never part of it. Proxies and TLS follow
+``bench.netpolicy`` (proxies ignored, system trust store). The API key is passed in, never stored.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import ssl
 import time
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+import httptools
+
+from benchledger.bench.netpolicy import tls_context
 from benchledger.bench.sse import SSEParser
 
 CONTENT_KEYS = ("content", "reasoning_content", "reasoning")
@@ -31,8 +37,8 @@ CONTENT_KEYS = ("content", "reasoning_content", "reasoning")
 class RawStream:
     """What came back for one request: times (perf_counter seconds), HTTP status, body pieces as they arrived.
 
-    ``pieces`` are the response body's bytes (after the header, still chunk-framed when the server chunks) with
-    their arrival stamps; ``decode`` turns them into ``events`` (timestamped SSE data) or ``body`` (non-200).
+    ``pieces`` are the response body's bytes (un-chunked) with their arrival stamps; ``decode`` turns them
+    into ``events`` (timestamped SSE data) or ``body`` (non-200).
     """
 
     t_start: float
@@ -43,105 +49,29 @@ class RawStream:
     body: bytes = b""
     error: str | None = None
     pieces: list[tuple[float, bytes]] = field(default_factory=list)
-    chunked: bool = False
 
     def decode(self) -> None:
-        """Un-chunk and split ``pieces`` into ``events`` (status 200) or ``body``; idempotent."""
+        """Split ``pieces`` into ``events`` (status 200) or ``body``; idempotent."""
         if not self.pieces:
             return
         pieces, self.pieces = self.pieces, []
-        chunked = _ChunkedDecoder() if self.chunked else None
-        sse = SSEParser() if self.status == 200 else None
-        body = bytearray()
+        if self.status != 200:
+            self.body += b"".join(data for _, data in pieces)
+            return
+        sse = SSEParser()
         for t, data in pieces:
-            part = chunked.feed(data) if chunked is not None else data
-            if sse is None:
-                body += part
-                continue
-            for event in sse.feed(part):
+            for event in sse.feed(data):
                 self.events.append((t, event.data))
-        if sse is not None:
-            last = pieces[-1][0]
-            for event in sse.close():
-                self.events.append((last, event.data))
-        self.body += bytes(body)
-
-
-class _ChunkFramer:
-    """Follows HTTP/1.1 chunk framing to spot the end of the body, without copying the data."""
-
-    __slots__ = ("done", "need", "tail")
-
-    def __init__(self) -> None:
-        self.need = 0  # bytes of chunk data + its CRLF still to pass
-        self.tail = b""  # an unfinished size line
-        self.done = False
-
-    def feed(self, data: bytes) -> None:
-        pos, end = 0, len(data)
-        while pos < end and not self.done:
-            if self.need:
-                take = min(self.need, end - pos)
-                self.need -= take
-                pos += take
-                continue
-            nl = data.find(b"\n", pos)
-            if nl < 0:
-                self.tail += data[pos:]
-                return
-            line = self.tail + data[pos:nl]
-            self.tail = b""
-            pos = nl + 1
-            size = int(line.split(b";")[0].strip() or b"0", 16)
-            if size == 0:
-                self.done = True
-            else:
-                self.need = size + 2
-
-
-class _ChunkedDecoder:
-    """Incremental decoder of HTTP/1.1 chunked transfer encoding."""
-
-    __slots__ = ("_buf", "_left", "done")
-
-    def __init__(self) -> None:
-        self._buf = b""
-        self._left = -1  # -1: expecting a size line; -2: expecting the CRLF after data
-        self.done = False
-
-    def feed(self, data: bytes) -> bytes:
-        self._buf += data
-        out = bytearray()
-        while not self.done:
-            if self._left == -1:
-                nl = self._buf.find(b"\r\n")
-                if nl < 0:
-                    break
-                size = int(self._buf[:nl].split(b";")[0].strip() or b"0", 16)
-                self._buf = self._buf[nl + 2 :]
-                if size == 0:
-                    self.done = True
-                    break
-                self._left = size
-            elif self._left == -2:
-                if len(self._buf) < 2:
-                    break
-                self._buf = self._buf[2:]
-                self._left = -1
-            else:
-                take = self._buf[: self._left]
-                out += take
-                self._buf = self._buf[len(take) :]
-                self._left -= len(take)
-                if self._left == 0:
-                    self._left = -2
-                else:
-                    break
-        return bytes(out)
+        last = pieces[-1][0]
+        for event in sse.close():
+            self.events.append((last, event.data))
 
 
 class _StreamProtocol(asyncio.Protocol):
-    """Receives HTTP responses on one connection, one at a time; stamps each piece of bytes on arrival."""
+    """Receives HTTP responses on one connection, one at a time; stamps each piece of bytes on arrival.
+
+    Also the httptools parser's callback object (``on_*`` methods); a fresh parser per response.
+    """
 
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
@@ -149,6 +79,8 @@ class _StreamProtocol(asyncio.Protocol):
         self.done: asyncio.Future[None] | None = None
         self.dead = False
         self.reusable = False
+        self._parser: httptools.HttpResponseParser | None = None
+        self._now = 0.0
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -157,81 +89,90 @@ class _StreamProtocol(asyncio.Protocol):
     def begin(self, raw: RawStream, done: asyncio.Future[None]) -> None:
         """Expect the response to a request about to be written."""
         self.raw, self.done = raw, done
-        self.head = b""
-        self.in_body = False
-        self.framer: _ChunkFramer | None = None
-        self.length: int | None = None
-        self.received = 0
+        self._parser = httptools.HttpResponseParser(self)
+        self.in_body = False  # a final (non-1xx) response's header is complete
+        self.framed = False  # it has a Content-Length or a Transfer-Encoding (else it ends at EOF)
         self.keep_alive = True
         self.reusable = False
 
+    # --- the hot path ---------------------------------------------------------------------------------------
     def data_received(self, data: bytes) -> None:
-        now = time.perf_counter()
-        raw = self.raw
-        if raw is None:  # bytes nobody asked for on an idle connection: never reuse it
+        self._now = time.perf_counter()  # stamped before any parsing
+        parser = self._parser
+        if self.raw is None or parser is None:  # bytes nobody asked for on an idle connection: never reuse it
             self.dead = True
             return
-        if not self.in_body:
-            self.head += data
-            end = self.head.find(b"\r\n\r\n")
-            if end < 0:
-                return
-            data = self.head[end + 4 :]
-            self._parse_head(raw, self.head[:end])
-            self.in_body = True
-        if data:
-            raw.pieces.append((now, data))
-        if self.framer is not None:
-            self.framer.feed(data)
-            finished = self.framer.done
-        else:
-            self.received += len(data)
-            finished = self.length is not None and self.received >= self.length
-        if finished:
+        try:
+            parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            self._fail("the server switched protocols (HTTP 101), which was not asked for")
+        except httptools.HttpParserError as exc:
+            self._fail(f"malformed HTTP response: {exc}")
+
+    def on_body(self, body: bytes) -> None:
+        if self.raw is not None:
+            self.raw.pieces.append((self._now, body))
+
+    # --- once per response ----------------------------------------------------------------------------------
+    def on_message_begin(self) -> None:
+        if self.raw is None:  # a second response after the one asked for: the connection is out of step
+            self.dead = True
+        self.framed = False
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if not self.in_body and name.lower() in (b"content-length", b"transfer-encoding"):
+            self.framed = True  # (headers after the body are chunk trailers: consumed, not used)
+
+    def on_headers_complete(self) -> None:
+        parser, raw = self._parser, self.raw
+        if parser is None or raw is None:
+            return
+        status = parser.get_status_code()
+        if 100 <= status < 200 and status != 101:
+            return  # interim (100 Continue, 103 Early Hints): the final response follows
+        raw.status = status
+        self.keep_alive = parser.should_keep_alive()
+        self.in_body = True
+
+    def on_message_complete(self) -> None:
+        if self.in_body:
             self.reusable = self.keep_alive
-            self._finish(now)
+            self._finish()
 
-    def _parse_head(self, raw: RawStream, head: bytes) -> None:
-        lines = head.decode("latin-1").split("\r\n")
-        parts = lines[0].split(" ", 2)
-        raw.status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
-        self.keep_alive = parts[0] != "HTTP/1.0"
-        for line in lines[1:]:
-            name, _, value = line.partition(":")
-            name = name.strip().lower()
-            if name == "transfer-encoding" and "chunked" in value.lower():
-                self.framer = _ChunkFramer()
-                raw.chunked = True
-            elif name == "content-length":
-                self.length = int(value.strip())
-            elif name == "connection" and "close" in value.lower():
-                self.keep_alive = False
+    # --- endings --------------------------------------------------------------------------------------------
+    def _fail(self, reason: str) -> None:
+        self.dead = True
+        if self.raw is not None and self.raw.error is None:
+            self.raw.error = reason
+        if self.transport is not None:
+            self.transport.close()
+        self._finish()
 
-    def _finish(self, now: float) -> None:
+    def _finish(self) -> None:
         raw, done = self.raw, self.done
         self.raw = self.done = None
         if raw is not None and raw.t_end is None:
-            raw.t_end = now
+            raw.t_end = self._now
         if done is not None and not done.done():
             done.set_result(None)
 
     def eof_received(self) -> bool | None:
         self.dead = True
         if self.raw is not None:
-            truncated = not self.in_body or (self.framer is not None and not self.framer.done) or (
-                self.length is not None and self.received < self.length
-            )
-            if truncated and self.raw.error is None:
+            self._now = time.perf_counter()
+            if (not self.in_body or self.framed) and self.raw.error is None:
+                # a response without Content-Length or chunking ends at EOF; any other is cut short
                 self.raw.error = "connection closed by the server before the response was complete"
-            self._finish(time.perf_counter())
+            self._finish()
         return None
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.dead = True
         if self.raw is not None:
-            if exc is not None or not self.in_body:
-                self.raw.error = f"connection lost: {exc or 'closed before a response'}"
-            self._finish(time.perf_counter())
+            self._now = time.perf_counter()
+            if self.raw.error is None and (exc is not None or not self.in_body or self.framed):
+                self.raw.error = f"connection lost: {exc or 'closed before a complete response'}"
+            self._finish()
 
 
 class ConnectionPool:
@@ -272,6 +213,25 @@ class ConnectionPool:
         self._idle.clear()
 
 
+def request_target(url: str, path: str) -> tuple[str, int, bool, str, str]:
+    """(host, port, TLS?, ``Host`` header, request target) for ``path`` under the server root ``url``.
+
+    ``path`` is appended to the URL's path and the URL's query string is kept (``?api-version=…``); an IPv6
+    literal is bracketed in the ``Host`` header (``[::1]:8000``), which names the port only when the URL does.
+    """
+    parts = urlsplit(url)
+    host = parts.hostname or "127.0.0.1"
+    secure = parts.scheme == "https"
+    port = parts.port or (443 if secure else 80)
+    host_header = f"[{host}]" if ":" in host else host
+    if parts.port is not None:
+        host_header += f":{parts.port}"
+    target = (parts.path.rstrip("/") + path) or "/"
+    if parts.query:
+        target += ("&" if "?" in target else "?") + parts.query
+    return host, port, secure, host_header, target
+
+
 async def stream_request(
     url: str, path: str, payload: dict[str, Any], *, timeout: float, api_key: str | None = None,  # noqa: ASYNC109
     pool: ConnectionPool | None = None,
@@ -283,16 +243,12 @@ async def stream_request(
     byte of the response came back, the request is sent once more on a fresh connection.
     Never raises for network or server trouble: the error is in ``RawStream.error`` and whatever arrived is kept.
     """
-    parts = urlsplit(url)
-    host = parts.hostname or "127.0.0.1"
-    secure = parts.scheme == "https"
-    port = parts.port or (443 if secure else 80)
+    host, port, secure, host_header, target = request_target(url, path)
     key = (host, port, secure)
-    target = (parts.path.rstrip("/") + path) or "/"
     body = json.dumps(payload).encode()
     headers = [
         f"POST {target} HTTP/1.1",
-        f"Host: {host}:{port}",
+        f"Host: {host_header}",
         "Content-Type: application/json",
         "Accept: text/event-stream",
         f"Content-Length: {len(body)}",
@@ -311,7 +267,7 @@ async def stream_request(
                 reused = proto is not None
                 if proto is None:
                     _, proto = await loop.create_connection(
-                        _StreamProtocol, host, port, ssl=ssl.create_default_context() if secure else None)
+                        _StreamProtocol, host, port, ssl=tls_context() if secure else None)
                 assert proto.transport is not None
                 done: asyncio.Future[None] = loop.create_future()
                 proto.begin(raw, done)
@@ -352,4 +308,4 @@ async def stream_request(
     return raw
 
 
-__all__ = ["CONTENT_KEYS", "ConnectionPool", "RawStream", "stream_request"]
+__all__ = ["CONTENT_KEYS", "ConnectionPool", "RawStream", "request_target", "stream_request"]

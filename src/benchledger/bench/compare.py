@@ -4,7 +4,8 @@ Rounds are the paired units: in every round each arm served the same prompts bac
 every compared arm completed enter. Per resample (rounds drawn with replacement, the same draw for both arms):
 
 - output throughput speedup = (Σ tokens_arm / Σ window_arm) / (Σ tokens_base / Σ window_base);
-- TPOT speedup = mean TPOT_base / mean TPOT_arm (> 1 means the arm decodes faster).
+- TPOT speedup = mean TPOT_base / mean TPOT_arm (> 1 means the arm decodes faster), with benchledger's decode
+  interval (``metrics.tpot_after_first_chunk``: a speculative arm's bundled first chunk is not charged to decode).
 
 The verdict is "faster" / "slower" when the 95 % percentile interval excludes 1, else "no significant
 difference" — a valid answer. Fewer than 3 paired rounds give no interval.
@@ -17,7 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from benchledger.metrics import active_window, tpot
+from benchledger.metrics import active_window
+from benchledger.metrics import tpot_after_first_chunk as tpot
 
 MIN_ROUNDS = 3
 

@@ -1,7 +1,7 @@
 """The run: drive every arm through warmup and interleaved rounds at each load point, write everything raw.
 
 Layout of ``out``: one folder per arm (``out/<arm>/``) holding ``requests.jsonl`` (appended as requests finish),
-``summary.json``, ``metrics-before.prom`` / ``metrics-after.prom``; ``out/comparison.json``; ``out/environment.json``.
+``clock.json`` (the wall-clock time of the times' origin), ``summary.json``, ``metrics-before.prom`` / ``metrics-after.prom``; ``out/comparison.json``; ``out/environment.json``.
 With several load points each point gets its own folder (``out/conc-4/<arm>/…``) and ``out/comparison.json``
 lists them all. A stop (SIGINT, ``stop()``) lets in-flight requests end as errors with a reason, and every
 summary is still written, marked ``complete: false``.
@@ -27,13 +27,36 @@ from benchledger.bench.auxhttp import DEFAULT_AUX_DEADLINE_S, AuxError, AuxHTTP
 from benchledger.bench.client import ConnectionPool, RawStream, stream_request
 from benchledger.bench.load import LoadPoint, Round, arrival_offsets, default_round_size, plan_rounds
 from benchledger.bench.looplag import LoopLagMonitor
-from benchledger.bench.outputs import RequestsWriter, write_text
+from benchledger.bench.outputs import RequestsWriter, write_json, write_text
 from benchledger.bench.redact import redact
 from benchledger.bench.response import parse_stream
 from benchledger.bench.rundata import RequestRecord
 from benchledger.bench.workload import ENDPOINT_PATHS, Prompt, RequestSpec
 
 Progress = Callable[[dict[str, Any]], None]
+CLOCK_FILE = "clock.json"
+
+
+def clock_reference(origin: float) -> dict[str, Any]:
+    """What ``clock.json`` says: the wall-clock time of the perf-counter ``origin`` of every time in the run.
+
+    ``time.time()`` is read between two ``perf_counter`` reads; the tightest of a few tries is kept, and its
+    bracket width is written as the pairing's uncertainty.
+    """
+    best: tuple[float, float, float] | None = None
+    for _ in range(5):
+        p0, wall, p1 = time.perf_counter(), time.time(), time.perf_counter()
+        if best is None or p1 - p0 < best[2]:
+            best = (wall - ((p0 + p1) / 2 - origin), (p0 + p1) / 2, p1 - p0)
+    assert best is not None
+    return {
+        "perf_counter_origin_s": origin,
+        "unix_time_at_origin": best[0],
+        "pairing_uncertainty_s": best[2],
+        "clock": "time.perf_counter (CLOCK_MONOTONIC on Linux)",
+        "definition": "every t_* and chunk_times value in requests.jsonl is seconds since this origin; "
+        "its wall-clock time is unix_time_at_origin + t (for joining with server logs)",
+    }
 
 
 @dataclass(frozen=True)
@@ -115,6 +138,7 @@ class Runner:
         self.progress = progress or (lambda _event: None)
         self.stopping = False
         self.origin = time.perf_counter()
+        self.clock = clock_reference(self.origin)
         self._inflight: set[asyncio.Task[None]] = set()
         self._seq = 0
         self._finished: asyncio.Queue[tuple[Any, ...]] | None = None
@@ -266,6 +290,8 @@ class Runner:
         cfg = self.config
         folder = self.point_folder(point)
         writers = {a.name: RequestsWriter(folder / a.name) for a in cfg.arms}
+        for a in cfg.arms:
+            write_json(folder / a.name / CLOCK_FILE, self.clock)
         records: dict[str, list[RequestRecord]] = {a.name: [] for a in cfg.arms}
         warm: dict[str, list[RequestRecord]] = {a.name: [] for a in cfg.arms}
         complete: dict[str, set[int]] = {a.name: set() for a in cfg.arms}
@@ -343,4 +369,4 @@ class Runner:
         return results
 
 
-__all__ = ["ArmSpec", "PointResult", "RunConfig", "Runner", "normalise_url"]
+__all__ = ["CLOCK_FILE", "ArmSpec", "PointResult", "RunConfig", "Runner", "clock_reference", "normalise_url"]

@@ -20,18 +20,32 @@ class SSEEvent:
 
 
 class SSEParser:
-    """Feed bytes, get complete events. Keeps the unfinished tail between calls."""
+    """Feed bytes, get complete events. Keeps the unfinished tail between calls.
 
-    __slots__ = ("_buf", "_data", "_event")
+    Linear in the bytes fed however they are split: pieces without a line end are only queued, and are
+    joined once, when the piece that ends their line arrives (a 50 MB event in 4 KiB pieces is one join,
+    not one growing copy per piece).
+    """
+
+    __slots__ = ("_data", "_event", "_tail", "_tail_len")
 
     def __init__(self) -> None:
-        self._buf = b""
+        self._tail: list[bytes] = []  # bytes after the last complete line, in pieces; never holds a line end
+        self._tail_len = 0  # except one trailing CR, which may be the first half of a CRLF
         self._data: list[str] = []
         self._event = "message"
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         """Consume ``chunk``; return the events it completes (possibly none)."""
-        buf = self._buf + chunk
+        if not chunk:
+            return []
+        if b"\n" not in chunk and b"\r" not in chunk and not (self._tail and self._tail[-1].endswith(b"\r")):
+            self._tail.append(chunk)
+            self._tail_len += len(chunk)
+            return []
+        self._tail.append(chunk)
+        buf = b"".join(self._tail)
+        self._tail, self._tail_len = [], 0
         if b"\r" in buf:
             # Normalise CRLF / CR line ends; a trailing lone CR may be the first half of a CRLF.
             keep_cr = buf.endswith(b"\r")
@@ -55,7 +69,9 @@ class SSEParser:
                 self._event = "message"
                 continue
             self._line(line)
-        self._buf = buf[start:]
+        if start < len(buf):
+            rest = buf[start:]
+            self._tail, self._tail_len = [rest], len(rest)
         return events
 
     def _line(self, line: bytes) -> None:
@@ -72,14 +88,14 @@ class SSEParser:
 
     def close(self) -> list[SSEEvent]:
         """End of stream: an unterminated final event is still returned (servers that omit the blank line)."""
-        events = self.feed(b"\n\n") if self._buf.strip() or self._data else []
-        self._buf = b""
+        events = self.feed(b"\n\n") if self._tail_len or self._data else []
+        self._tail, self._tail_len = [], 0
         return events
 
     @property
     def pending(self) -> bytes:
         """Bytes received but not yet part of a complete line."""
-        return self._buf
+        return b"".join(self._tail)
 
 
 __all__ = ["SSEEvent", "SSEParser"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -55,3 +57,27 @@ def test_unterminated_final_event_is_returned_on_close() -> None:
 
 def test_comment_only_stream_has_no_events() -> None:
     assert feed_all([b": keep-alive\n\n: again\n\n"]) == []
+
+
+def _cpu_to_parse(event: bytes, piece: int) -> float:
+    """CPU seconds to parse ``event`` fed in ``piece``-byte pieces (best of 3)."""
+    pieces = [event[i : i + piece] for i in range(0, len(event), piece)]
+    best = float("inf")
+    for _ in range(3):
+        parser = SSEParser()
+        start = time.process_time()
+        out = [e for p in pieces for e in parser.feed(p)]
+        best = min(best, time.process_time() - start)
+        assert len(out) == 1 and len(out[0].data) == len(event) - 8
+    return best
+
+
+def test_one_50_mb_event_in_small_pieces_costs_linear_time() -> None:
+    """The same 50 MB event in twice as many pieces costs about the same; re-copying per piece would double it.
+
+    Linear: every byte is copied a fixed number of times whatever the split. Quadratic (a copy of the growing
+    buffer per piece): cost ∝ size² / piece size, so halving the piece size doubles it.
+    """
+    event = b"data: " + b"x" * 50_000_000 + b"\n\n"
+    n_pieces, twice = _cpu_to_parse(event, 128 * 1024), _cpu_to_parse(event, 64 * 1024)
+    assert twice < 1.5 * max(n_pieces, 1e-3), (n_pieces, twice)
