@@ -20,7 +20,8 @@ monotonic on Linux), when it read each request and wrote each chunk — that log
 Budget (issue 3): |median TTFT / TPOT error| < 1 ms up to 256 streams on one core, and no worse than vLLM's
 client design at any concurrency.
 
-    python benchmarks/client_overhead.py [--levels 1,16,64,256,512] [--tokens 32] [--json out.json]
+    python benchmarks/client_overhead.py [--levels 1,16,64,256,512] [--tokens 32] [--step 0.02]
+        [--clients ours,vllm[,ours-uvloop]] [--json out.json]
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 CLIENT_CPU, SERVER_CPU = 0, 1
 CLIENTS = ("ours", "vllm")
+OPTIONAL_CLIENTS = ("ours-uvloop",)  # our harness on uvloop's event loop (``--clients ours,ours-uvloop,vllm``)
 
 
 def _pin(cpu: int) -> bool:
@@ -58,7 +60,8 @@ def _workload(n: int, tokens: int) -> tuple[Any, list[Any]]:
     return RequestSpec(output_tokens=tokens), prompts
 
 
-def worker_ours(url: str, level: int, n: int, warmup: int, tokens: int, tmp: Path) -> dict[str, Any]:
+def worker_ours(url: str, level: int, n: int, warmup: int, tokens: int, tmp: Path,
+                loop: str = "asyncio") -> dict[str, Any]:
     """Our harness (``Runner``, exactly as ``benchledger bench`` drives it), one arm, one load point."""
     import httpx  # noqa: F401
 
@@ -74,7 +77,12 @@ def worker_ours(url: str, level: int, n: int, warmup: int, tokens: int, tmp: Pat
                     prompts=prompts, num_prompts=n, out=tmp, warmup=warmup, timeout=120.0, round_size=n)
     runner = Runner(cfg)
     cpu0 = time.process_time()
-    result = asyncio.run(runner.run())[0]
+    if loop == "uvloop":
+        import uvloop
+
+        result = uvloop.run(runner.run())[0]
+    else:
+        result = asyncio.run(runner.run())[0]
     cpu = time.process_time() - cpu0
     recs = read_requests(tmp / "base")
     measured = [r for r in recs if r["phase"] == "measured" and r["ok"]]
@@ -139,7 +147,7 @@ def evaluate(out: dict[str, Any], truth_by_key: dict[str, dict[str, Any]]) -> di
     }
 
 
-def measure(level: int, args: argparse.Namespace, tmp: Path, order: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+def measure(level: int, args: argparse.Namespace, tmp: Path, order: list[str]) -> dict[str, dict[str, Any]]:
     from tests.fakes.procs import fake_server_process, read_truth
 
     n = max(args.waves * level, args.min_requests)
@@ -163,13 +171,13 @@ def _f(value: Any, width: int, digits: int = 3) -> str:
     return f"{'—':>{width}}" if value is None else f"{value:>{width}.{digits}f}"
 
 
-def print_table(rows: list[tuple[int, dict[str, dict[str, Any]]]]) -> None:
+def print_table(rows: list[tuple[int, dict[str, dict[str, Any]]]], clients: list[str]) -> None:
     head = (f"{'streams':>7} {'client':>6} {'ok':>5} {'recv med':>9} {'recv p99':>9} {'send med':>9} "
             f"{'send p99':>9} {'TTFT err':>9} {'TPOT err':>9} {'CPU s/1k':>9} {'srv late':>9} {'lag p99':>8}")
     print("all times ms; recv/send/errors vs the server's log; srv late = fake server behind schedule (p99)")
     print(head)
     for level, res in rows:
-        for client in CLIENTS:
+        for client in clients:
             m = res[client]
             print(f"{level:>7} {client:>6} {m['ok']:>5} {_f(m['recv_ms_median'], 9)} {_f(m['recv_ms_p99'], 9)} "
                   f"{_f(m['send_ms_median'], 9)} {_f(m['send_ms_p99'], 9)} {_f(m['ttft_err_ms'], 9)} "
@@ -186,6 +194,12 @@ def print_table(rows: list[tuple[int, dict[str, dict[str, Any]]]]) -> None:
         verdict = ("ok" if under and no_worse else
                    "OVER BUDGET" if not under else "worse than vLLM design")
         print(f"{level:>7} {ratios[0]:>9.2f} {ratios[1]:>9.2f} {cpu:>7.2f}  {verdict}")
+    if "ours-uvloop" in clients:
+        print("\nours on uvloop / ours on asyncio (CPU per 1k tokens; |median TTFT error|)")
+        for level, res in rows:
+            a, u = res["ours"], res["ours-uvloop"]
+            print(f"{level:>7} CPU {u['cpu_s_per_1k_tokens'] / a['cpu_s_per_1k_tokens']:>5.2f}  "
+                  f"TTFT err {abs(u['ttft_err_ms']) / max(abs(a['ttft_err_ms']), 1e-9):>5.2f}")
 
 
 def main() -> None:
@@ -197,7 +211,9 @@ def main() -> None:
     parser.add_argument("--waves", type=int, default=3, help="measured requests = waves × streams")
     parser.add_argument("--min-requests", type=int, default=64)
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
-    parser.add_argument("--worker", choices=CLIENTS, help=argparse.SUPPRESS)
+    parser.add_argument("--clients", default=",".join(CLIENTS),
+                        help=f"comma-separated, from {', '.join(CLIENTS + OPTIONAL_CLIENTS)} (ours and vllm required)")
+    parser.add_argument("--worker", choices=CLIENTS + OPTIONAL_CLIENTS, help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--level", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
@@ -206,26 +222,32 @@ def main() -> None:
     args = parser.parse_args()
     if args.worker:
         _pin(CLIENT_CPU)
-        work = worker_ours if args.worker == "ours" else worker_vllm
         tmp = Path(tempfile.mkdtemp(prefix=f"overhead-{args.worker}-"))
         try:
-            out = work(args.url, args.level, args.n, args.warmup, args.tokens, tmp)
+            if args.worker == "vllm":
+                out = worker_vllm(args.url, args.level, args.n, args.warmup, args.tokens, tmp)
+            else:
+                loop = "uvloop" if args.worker == "ours-uvloop" else "asyncio"
+                out = worker_ours(args.url, args.level, args.n, args.warmup, args.tokens, tmp, loop)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         args.worker_out.write_text(json.dumps(out))
         return
+    clients = args.clients.split(",")
+    if not {"ours", "vllm"} <= set(clients) or not set(clients) <= set(CLIENTS + OPTIONAL_CLIENTS):
+        parser.error(f"--clients must include ours and vllm, from {', '.join(CLIENTS + OPTIONAL_CLIENTS)}")
     if not _pin(CLIENT_CPU):
         print("note: fewer than 2 CPUs or no sched_setaffinity — client and server are not pinned apart")
     tmp = Path(tempfile.mkdtemp(prefix="client-overhead-"))
     rows = []
     try:
         for i, level in enumerate(int(x) for x in args.levels.split(",")):
-            order = CLIENTS if i % 2 == 0 else CLIENTS[::-1]
+            order = clients if i % 2 == 0 else clients[::-1]
             rows.append((level, measure(level, args, tmp, order)))
             print(f"  measured {level} streams", file=sys.stderr, flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print_table(rows)
+    print_table(rows, clients)
     if args.json:
         args.json.write_text(json.dumps([{"streams": lv, **res} for lv, res in rows], indent=2))
 

@@ -22,7 +22,7 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import httptools
@@ -59,9 +59,17 @@ class RawStream:
             self.body += b"".join(data for _, data in pieces)
             return
         sse = SSEParser()
-        for t, data in pieces:
+        i, n = 0, len(pieces)
+        while i < n:  # pieces of one arrival (several HTTP chunks in one read) are fed as one
+            t, data = pieces[i]
+            j = i + 1
+            while j < n and pieces[j][0] == t:
+                j += 1
+            if j > i + 1:
+                data = b"".join(p for _, p in pieces[i:j])
             for event in sse.feed(data):
                 self.events.append((t, event.data))
+            i = j
         last = pieces[-1][0]
         for event in sse.close():
             self.events.append((last, event.data))
@@ -83,8 +91,7 @@ class _StreamProtocol(asyncio.Protocol):
         self._now = 0.0
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        self.transport = cast(asyncio.Transport, transport)  # (uvloop's transports do not subclass asyncio's)
 
     def begin(self, raw: RawStream, done: asyncio.Future[None]) -> None:
         """Expect the response to a request about to be written."""

@@ -18,7 +18,7 @@ from typing import Any
 
 from benchledger.metrics import percentile
 
-LAG_INTERVAL_S = 0.01
+LAG_INTERVAL_S = 0.02
 LAG_WARN_P99_MS = 5.0
 DEFINITION = (f"overshoot of a {LAG_INTERVAL_S * 1000:g} ms asyncio sleep, sampled during this arm's measured "
               "rounds; includes up to ~1 ms of epoll timeout rounding when idle")
