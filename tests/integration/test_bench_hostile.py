@@ -16,6 +16,7 @@ from benchledger.bench.auxhttp import AuxHTTP
 from benchledger.bench.load import LoadPoint
 from benchledger.bench.outputs import read_requests
 from benchledger.bench.run import ArmSpec, RunConfig
+from benchledger.bench.rundata import SUMMARY_SCHEMA_VERSION
 from benchledger.bench.session import run_session
 from benchledger.bench.workload import Prompt, RequestSpec, synthetic_prompts
 from benchledger.errors import BenchError
@@ -49,7 +50,7 @@ def test_one_bad_response_fails_that_request_with_a_reason(tmp_path: Path, fault
         assert len(records) == 4
         assert all(not r["ok"] and reason in r["error"] for r in records), [r["error"] for r in records]
         summary = json.loads((tmp_path / "out" / arm / "summary.json").read_text())
-        assert summary["completed"] == 0 and summary["failed"] == 4 and summary["schema_version"] == 1
+        assert summary["completed"] == 0 and summary["failed"] == 4 and summary["schema_version"] == SUMMARY_SCHEMA_VERSION
     assert (tmp_path / "out" / "comparison.json").exists()
     assert session.problems()[0].startswith("conc-2 base: no completed request")
 

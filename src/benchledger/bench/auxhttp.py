@@ -2,7 +2,8 @@
 
 A call's deadline covers connect, headers and the whole body together (not a per-read timeout that a server
 trickling one byte a second restarts forever), and all its attempts. Calls are async, on the run's event loop,
-so a SIGINT/SIGTERM handler cancels them at once. The API key is sent, never stored or logged.
+so a SIGINT/SIGTERM handler cancels them at once. Proxies and TLS follow ``bench.netpolicy``, as the streaming
+client's do. The API key is sent, never stored or logged.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import asyncio
 import json
 from dataclasses import dataclass
 from typing import Any
+
+from benchledger.bench.netpolicy import httpx_options
 
 DEFAULT_AUX_DEADLINE_S = 5.0
 
@@ -52,7 +55,7 @@ class AuxHTTP:
             async with asyncio.timeout(self.deadline):
                 for attempt in range(max(self.attempts, 1)):
                     try:
-                        async with httpx.AsyncClient(timeout=None, headers=headers) as client:
+                        async with httpx.AsyncClient(timeout=None, headers=headers, **httpx_options()) as client:
                             resp = await client.request(method, url, json=body)
                             return AuxResponse(resp.status_code, resp.text)
                     except httpx.HTTPError as exc:

@@ -1,4 +1,5 @@
-"""One network policy for all of a run's HTTP: the streaming client and every auxiliary call (httpx).
+"""One network policy for all of a run's HTTP: the streaming client (``bench.client``) and every auxiliary call
+(``bench.auxhttp``, httpx).
 
 - **Proxies are ignored.** ``HTTP_PROXY`` / ``HTTPS_PROXY`` / ``ALL_PROXY`` / ``NO_PROXY`` (any case) are not
   read: every request goes straight to the server named in the URL. A proxy between the client and the server
@@ -13,10 +14,7 @@ from __future__ import annotations
 
 import functools
 import ssl
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    import httpx
+from typing import Any
 
 
 @functools.cache
@@ -25,11 +23,9 @@ def tls_context() -> ssl.SSLContext:
     return ssl.create_default_context()
 
 
-def httpx_client(**options: Any) -> httpx.Client:
-    """An ``httpx.Client`` under this policy (no proxies or other environment settings, shared TLS context)."""
-    import httpx
-
-    return httpx.Client(trust_env=False, verify=tls_context(), **options)
+def httpx_options() -> dict[str, Any]:
+    """Keyword arguments that put an ``httpx`` client under this policy (no environment settings, shared TLS)."""
+    return {"trust_env": False, "verify": tls_context()}
 
 
-__all__ = ["httpx_client", "tls_context"]
+__all__ = ["httpx_options", "tls_context"]

@@ -101,13 +101,8 @@ def not_a_stream(head: bytes) -> str | None:
 
 
 def _head(raw: RawStream) -> bytes:
-    """The first bytes of the body (chunk framing removed well enough to classify it)."""
-    data = b"".join(p for _, p in raw.pieces[:8])[:4096]
-    if raw.chunked:
-        size_line, sep, rest = data.partition(b"\r\n")
-        if sep and size_line.strip() and all(c in b"0123456789abcdefABCDEF; " for c in size_line.strip()):
-            data = rest
-    return data
+    """The first bytes of the (un-chunked) body, enough to classify it."""
+    return b"".join(p for _, p in raw.pieces[:8])[:4096]
 
 
 class _State:

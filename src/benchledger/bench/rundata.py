@@ -14,7 +14,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SUMMARY_SCHEMA_VERSION: Literal[1] = 1
+SUMMARY_SCHEMA_VERSION: Literal[2] = 2
+"""1: ``*_tpot_ms`` was benchledger's decode interval and TPOT/E2E ended at the end of the HTTP body. 2: ``*_tpot_ms``
+and ``*_e2el_ms`` carry vLLM's definitions, ending at the last content chunk; benchledger's decode interval is
+``*_tpot_after_first_chunk_ms`` (``benchledger.metrics``)."""
 
 Phase = Literal["warmup", "measured", "probe"]
 
@@ -105,7 +108,7 @@ class Summary(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    schema_version: Literal[1] = SUMMARY_SCHEMA_VERSION
+    schema_version: Literal[1, 2] = SUMMARY_SCHEMA_VERSION
     arm: str
     load_point: str
     max_concurrency: int | None = None

@@ -44,10 +44,17 @@ def finite(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def result_keys() -> list[tuple[str, str, str, str]]:
-    """Every (summary key, metric, stat, unit) that becomes a result."""
+def result_keys(schema_version: int = 2) -> list[tuple[str, str, str, str]]:
+    """Every (summary key, metric, stat, unit) that becomes a result, for a summary of ``schema_version``.
+
+    The ledger's ``tpot`` is benchledger's decode interval: ``*_tpot_after_first_chunk_ms`` from version 2 on
+    (where ``*_tpot_ms`` is vLLM's TPOT), ``*_tpot_ms`` in version 1 summaries.
+    """
     keys = [(key, metric, "value", unit) for key, metric, unit in SIMPLE_KEYS]
-    keys += [(f"{stat}_{infix}_ms", metric, stat, "ms") for infix, metric in LATENCY_KEYS for stat in LATENCY_STATS]
+    for infix, metric in LATENCY_KEYS:
+        if infix == "tpot" and schema_version >= 2:
+            infix = "tpot_after_first_chunk"
+        keys += [(f"{stat}_{infix}_ms", metric, stat, "ms") for stat in LATENCY_STATS]
     return keys
 
 
@@ -56,7 +63,9 @@ def summary_results(summary: Mapping[str, Any], make: MakeResult) -> list[Result
     nothing measured, and the schema refuses a zero throughput)."""
     if not summary.get("completed"):
         return []
-    return [make(metric, stat, summary[key], unit) for key, metric, stat, unit in result_keys() if finite(summary.get(key))]
+    version = summary.get("schema_version")
+    keys = result_keys(version if isinstance(version, int) else 1)
+    return [make(metric, stat, summary[key], unit) for key, metric, stat, unit in keys if finite(summary.get(key))]
 
 
 def summary_acceptance(summary: Mapping[str, Any], make: MakeQuantity) -> Acceptance | None:

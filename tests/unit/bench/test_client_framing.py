@@ -206,7 +206,7 @@ def test_request_target_for_ipv6_default_port_and_query() -> None:
 
 async def test_proxies_from_the_environment_are_ignored_by_every_http_call(monkeypatch: pytest.MonkeyPatch) -> None:
     """One policy (bench.netpolicy): the streaming client and the auxiliary httpx calls both go direct."""
-    from benchledger.bench.scrape import fetch_text
+    from benchledger.bench.auxhttp import AuxHTTP
 
     metrics = b"# TYPE x counter\nx_total 1\n"
     plain = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(metrics), metrics)
@@ -217,6 +217,6 @@ async def test_proxies_from_the_environment_are_ignored_by_every_http_call(monke
         for name in ("NO_PROXY", "no_proxy"):
             monkeypatch.delenv(name, raising=False)
         raw = await fetch(server.url)
-        text = await asyncio.to_thread(fetch_text, server.url + "/metrics", attempts=1, timeout=5.0)
+        text = await AuxHTTP(deadline=5.0, attempts=1).get_ok_text(server.url + "/metrics")
     assert raw.error is None and text == metrics.decode()
     assert proxy.connections == 0 and server.connections == 2
