@@ -51,6 +51,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+try:
+    from tests.fakes.hostile import Vocab, hostile_chunk, metrics_body, tokenizer_answer
+except ImportError:  # run as a script (``python tests/fakes/openai_server.py``): its folder is on sys.path
+    from hostile import Vocab, hostile_chunk, metrics_body, tokenizer_answer  # type: ignore[no-redef]
+
 
 @dataclass
 class FakeConfig:
@@ -114,10 +119,11 @@ class FakeOpenAI:
         self.seq = 0
         self.scrapes = 0
         self.tokenize_calls = 0
+        self.asked_at: dict[str, list[float]] = {}
+        """Path → when each request for it was read (``time.perf_counter``)."""
         self.closed_after: dict[str, list[float]] = {}
         """Path → when each connection that asked for it was closed (``time.perf_counter``)."""
-        self.vocab: dict[str, int] = {}
-        self.words: list[str] = []
+        self.vocab = Vocab()
         self._truth_fd: int | None = None
         if config.truth_file is not None:
             self._truth_fd = os.open(config.truth_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
@@ -186,6 +192,7 @@ class Connection(asyncio.Protocol):
         self.buf = self.buf[end + 4 + length :]
         t_read = time.perf_counter()
         self.asked.add(path)
+        self.app.asked_at.setdefault(path, []).append(t_read)
         keep_alive = headers.get("connection", "").lower() != "close"
         self.busy = True
         if method == "GET":
@@ -221,48 +228,19 @@ class Connection(asyncio.Protocol):
         app.tokenize_calls += 1
         if mode == "none":
             self._plain(404, b'{"error": "not found"}', keep_alive)
-            return
-        if mode == "hang":
-            self.busy = True  # never answers; the client's deadline ends it
-            return
-        if path == "/detokenize":
-            text = " ".join(app.words[i] for i in req.get("tokens", []) if 0 <= i < len(app.words))
-            self._plain(200, json.dumps({"content": text}).encode(), keep_alive)
-            return
-        words = str(req.get("content", req.get("prompt", ""))).split()
-        ids = []
-        for w in words:
-            if w not in app.vocab:
-                app.vocab[w] = len(app.words)
-                app.words.append(w)
-            ids.append(app.vocab[w])
-        answers: dict[str, bytes] = {
-            "ok": json.dumps({"tokens": ids}).encode(),
-            "empty": b'{"tokens": []}',
-            "constant": b'{"tokens": [1, 2, 3]}',
-            "html": b"<html><body>tokenizer offline</body></html>",
-            "strings": json.dumps({"tokens": words}).encode(),
-            "truncate": json.dumps({"tokens": ids[:40]}).encode(),
-        }
-        self._plain(200, answers[mode], keep_alive)
+        elif mode != "hang":  # hang: never answers; the client's deadline ends it
+            self._plain(200, tokenizer_answer(mode, app.vocab, path, req), keep_alive)
 
     def _metrics(self, keep_alive: bool) -> None:
         app, mode = self.app, self.app.config.metrics
         app.scrapes += 1
         if mode == "hang":
-            self.busy = True
-            return
-        if mode == "garbage":
-            self._plain(200, b"<html><body>{not: prometheus}</body></html>\n", keep_alive, "text/html")
             return
         if mode == "reset" and app.scrapes == 2:
             app.counters = Counters(app.config.k)  # the engine "restarted": every counter from zero
-        text = app.counters.render()
-        if mode == "restart":
-            text += f"# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds {1000.0 + app.scrapes}\n"
-        body = text.encode()
+        body, ctype = metrics_body(mode, app.scrapes, app.counters.render())
         if mode != "trickle":
-            self._plain(200, body, keep_alive, "text/plain; version=0.0.4")
+            self._plain(200, body, keep_alive, ctype)
             return
         assert self.transport is not None
         self.transport.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n" % len(body))
@@ -389,7 +367,8 @@ class Stream:
         self.app.counters.generated += take
         suffix = self.suffix if self.sent < self.n else self.last_suffix
         payload = self.prefix + b"x" * take + suffix + self._usage() + b"\n\n"
-        payload = self._hostile(payload, take)
+        payload = hostile_chunk(self.fault, payload, rid=self.rid, step=self.step, sent=self.sent, n=self.n,
+                                take=take, chat=self.chat, auth=self.auth, reasoning_tokens=self.cfg.reasoning_tokens)
         if self.fault == "invalid_json" and self.step == 1:
             payload = b"data: {this is not json\n\n"
         if self.fault == "malformed_sse" and self.step == 1:
@@ -402,31 +381,6 @@ class Stream:
             self.handle = self.loop.call_at(self.t0 + cfg.ttft + self.step * cfg.step, self._emit)
             return
         self._finish(transport)
-
-    def _hostile(self, payload: bytes, take: int) -> bytes:
-        """The chunk as a hostile server would send it (see the module doc), or unchanged."""
-        fault, rid = self.fault, self.rid
-        usage = {"prompt_tokens": 8, "completion_tokens": self.sent}
-        if fault == "delta_oops" and self.step == 1:
-            return b"data: " + json.dumps({"id": rid, "choices": [{"index": 0, "delta": "oops"}]}).encode() + b"\n\n"
-        if fault == "choices_int" and self.step == 1:
-            return b"data: " + json.dumps({"id": rid, "choices": 5}).encode() + b"\n\n"
-        if fault == "draft_n_abc" and self.step == 1:
-            obj = {"id": rid, "choices": [{"index": 0, "text": "x" * take}], "timings": {"draft_n": "abc"}}
-            return b"data: " + json.dumps(obj).encode() + b"\n\n"
-        if fault == "negative_usage" and self.sent >= self.n:
-            obj = {"id": rid, "choices": [{"index": 0, "text": "x"}], "usage": {"completion_tokens": -1000000}}
-            return b"data: " + json.dumps(obj).encode() + b"\n\n"
-        if fault == "no_choices":
-            return b"data: " + json.dumps({"id": rid, "usage": {"completion_tokens": 0}}).encode() + b"\n\n"
-        if fault == "echo_key_sse" and self.step == 1:
-            obj = {"error": {"message": f"upstream rejected {self.auth}"}}
-            return b"data: " + json.dumps(obj).encode() + b"\n\n"
-        if fault == "reasoning" and self.chat and self.step < self.cfg.reasoning_tokens:
-            obj = {"id": rid, "choices": [{"index": 0, "delta": {"reasoning_content": "hm" * take}}],
-                   "usage": usage}
-            return b"data: " + json.dumps(obj).encode() + b"\n\n"
-        return payload
 
     def _finish(self, transport: asyncio.Transport) -> None:
         self.handle = None

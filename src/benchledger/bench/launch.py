@@ -26,6 +26,8 @@ from benchledger.engines import known_version_sources
 from benchledger.errors import BenchError
 
 STOP_GRACE_S = 10.0
+KILL_SETTLE_S = 1.0
+"""After SIGKILL, how long to wait for the group to disappear (members left as zombies count as alive)."""
 
 
 def _group_alive(pgid: int) -> bool:
@@ -51,6 +53,9 @@ def stop_group(process: subprocess.Popen[bytes], grace: float = STOP_GRACE_S) ->
             os.killpg(pgid, signal.SIGKILL)
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=grace)
+    end = time.monotonic() + KILL_SETTLE_S  # SIGKILL takes effect asynchronously: let the group go
+    while _group_alive(pgid) and time.monotonic() < end:
+        time.sleep(0.01)
     return process.returncode
 
 

@@ -51,9 +51,13 @@ class RequestsWriter:
 
     def write(self, record: dict[str, Any]) -> None:
         """Append ``record`` as one line and flush it to the OS."""
+        self.write_line(dumps(record))
+
+    def write_line(self, line: str) -> None:
+        """Append one already-encoded JSON object (no newline inside) and flush it to the OS."""
         if self._fh is None:
             raise ValueError(f"{self.path} is closed")
-        self._fh.write(dumps(record) + "\n")
+        self._fh.write(line + "\n")
         self._fh.flush()
         self.count += 1
 

@@ -187,7 +187,7 @@ class Runner:
         rec.prompt_input_tokens = prompt.input_tokens
         if rec.error is not None:  # error bodies may echo the API key back
             rec.error = redact(rec.error, [self.config.api_key])
-        writer.write(rec.model_dump())
+        writer.write_line(rec.model_dump_json())  # pydantic's encoder: ~4× faster than dict + json, NaN → null
         sink.append(rec)
         stats["done"] += 1
         stats["errors"] += 0 if rec.ok else 1

@@ -36,7 +36,7 @@ class ResponseSpec(BaseModel):
 class RequestRecord(BaseModel):
     """One request: raw arrival times of its content chunks, token counts, outcome and where it ran."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+    model_config = ConfigDict(extra="forbid", validate_assignment=False, ser_json_inf_nan="null")
 
     t_start: float
     t_sent: float | None = None
