@@ -458,6 +458,8 @@ def main() -> None:
     parser.add_argument("--metrics", default="ok")
     parser.add_argument("--api-key", default=None, help="accepted and ignored (a launch secret for tests)")
     parser.add_argument("-k", dest="launch_k", default=None, help="accepted and ignored (a launch secret for tests)")
+    parser.add_argument("--hf-token", default=None, help="accepted and ignored (a launch secret for tests)")
+    parser.add_argument("--auth", default=None, help="accepted and ignored (a launch secret for tests)")
     args = parser.parse_args()
     print("argv:", sys.argv, flush=True)  # as engines do: a launch secret must not survive in the log
     if args.cpu is not None and hasattr(os, "sched_setaffinity"):

@@ -121,12 +121,13 @@ def test_sigint_cuts_a_trickling_metrics_scrape(tmp_path: Path) -> None:
                      "--aux-timeout", "600")
         t_signal = _sigint_when(proc, lambda: srv.app.scrapes >= 1, "the first scrape")
         _, stderr = proc.communicate(timeout=60)
+        exited = time.perf_counter() - t_signal
         closed = srv.app.closed_after.get("/metrics", [])
     assert proc.returncode == 130, stderr
     assert closed and closed[0] - t_signal < 2.0  # the scrape's connection dropped right after the signal
     summary = json.loads((tmp_path / "o" / "base" / "summary.json").read_text())
     assert summary["complete"] is False and summary["stopped_by"] == "interrupted"
-    print(f"SIGINT → trickling scrape closed after {closed[0] - t_signal:.3f} s")
+    print(f"SIGINT → trickling scrape closed after {closed[0] - t_signal:.3f} s, process exited after {exited:.3f} s")
 
 
 def test_sigint_during_prompt_building_exits_130(tmp_path: Path) -> None:
@@ -204,11 +205,12 @@ def test_no_secret_reaches_the_run_or_the_ledger(ledger: Path, tmp_path: Path) -
     import socket
 
     key, launch_key, short_key = "sk-client-secret-4242", "launch-secret-7777", "short-secret-9999"
+    hf_token, auth = "hf-token-secret-5555", "auth-secret-3333"
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     launch = (f"{sys.executable} {SERVER} --port {port} --ready-file {tmp_path / 'ready'} "
-              f"--api-key {launch_key} -k {short_key}")
+              f"--api-key {launch_key} -k {short_key} --hf-token {hf_token} --auth={auth}")
     with FakeServer(FakeConfig(fault="echo_key_401")) as e401, FakeServer(FakeConfig(fault="echo_key_sse")) as sse:
         done = bench("--arm", f"base=http://127.0.0.1:{port}", "--launch", f"base={launch}",
                      "--arm", f"a401={e401.url}", "--arm", f"asse={sse.url}", "--api-key-env", "BL_TEST_KEY",
@@ -222,8 +224,8 @@ def test_no_secret_reaches_the_run_or_the_ledger(ledger: Path, tmp_path: Path) -
     assert any(p.name == "engine-base.log" for p in files) and (ledger / "benchmarks" / "secret-run.md").exists()
     for path in files:
         text = path.read_text(errors="replace")
-        for secret in (key, launch_key, short_key):
+        for secret in (key, launch_key, short_key, hf_token, auth):
             assert secret not in text, (path, secret)
-    for secret in (key, launch_key, short_key):
+    for secret in (key, launch_key, short_key, hf_token, auth):
         assert secret not in done.stdout + done.stderr
     assert "argv:" in (tmp_path / "o" / "engine-base.log").read_text()

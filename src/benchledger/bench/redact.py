@@ -68,19 +68,30 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
     return _USERINFO.sub(lambda m: f"{m.group(1)}{MASK}@", text)
 
 
+def _argv_secrets(value: Any) -> list[str]:
+    """Values after credential-naming flags in every all-string list (argv) inside ``value``."""
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _argv_secrets(v)]
+    if isinstance(value, list | tuple):
+        if value and all(isinstance(v, str) for v in value):
+            return launch_secrets(value)
+        return [s for v in value for s in _argv_secrets(v)]
+    return []
+
+
 def redact_value(value: Any, secrets: Iterable[str | None] = ()) -> Any:
-    """Redact every string inside nested dicts / lists / tuples; in an argv-like list, the value after a
-    credential-naming flag is masked too (``["--key", "X"]``)."""
-    found: list[str | None] = list(secrets)
+    """Redact every string inside nested dicts / lists / tuples; a value that follows a credential-naming flag
+    in an argv-like list (``["--key", "X"]``) is masked there and wherever else it appears in ``value``."""
+    return _redact_all(value, [*secrets, *_argv_secrets(value)])
+
+
+def _redact_all(value: Any, found: list[str | None]) -> Any:
     if isinstance(value, str):
         return redact(value, found)
     if isinstance(value, dict):
-        return {k: redact_value(v, found) for k, v in value.items()}
+        return {k: _redact_all(v, found) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        strings = [v for v in value if isinstance(v, str)]
-        if len(strings) == len(value):
-            found = [*found, *launch_secrets(strings)]
-        return type(value)(redact_value(v, found) for v in value)
+        return type(value)(_redact_all(v, found) for v in value)
     return value
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchledger.bench.redact import MASK, redact, redact_value
+from benchledger.bench.redact import MASK, launch_secrets, redact, redact_value
 
 
 @pytest.mark.parametrize(("text", "secret"), [
@@ -32,3 +32,24 @@ def test_ordinary_text_is_untouched() -> None:
     text = ("vllm serve Qwen/Qwen3-8B --max-num-seqs 32 --max-tokens 256 --tokenizer Qwen/Qwen3-8B "
             "--speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":3}' tokens=128")
     assert redact(text) == text
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("llama-server -m m.gguf -k kkk-secret-1 --port 8080", "kkk-secret-1"),
+    ("server --key abc-secret-2", "abc-secret-2"),
+    ("server --auth=user:pw-secret-3", "user:pw-secret-3"),
+    ("argv: ['serve', '--hf-token', 'tok-secret-4', '--port', '8000']", "tok-secret-4"),
+    ('args ["--api-key", "sk-secret-5"]', "sk-secret-5"),
+    ("a stray sk-abcdefghijkl0123 in a log", "sk-abcdefghijkl0123"),
+    ("token hf_AbCdEfGhIjKl0123 printed", "hf_AbCdEfGhIjKl0123"),
+    ("ghp_0123456789abcdefABCDEF in text", "ghp_0123456789abcdefABCDEF"),
+])
+def test_credential_flags_and_shapes_are_masked(text: str, secret: str) -> None:
+    assert secret not in redact(text)
+
+
+def test_launch_secrets_are_taken_by_value_and_masked_in_argv_lists() -> None:
+    command = "vllm serve m --hf-token hf_x1y2z3 -k short-k1 --auth=a:b --max-tokens 64 --tokenizer t"
+    assert launch_secrets(command) == ["hf_x1y2z3", "short-k1", "a:b"]
+    logged = {"argv": ["vllm", "serve", "--api-key", "plain-value-9"], "note": "started with plain-value-9"}
+    assert redact_value(logged) == {"argv": ["vllm", "serve", "--api-key", MASK], "note": f"started with {MASK}"}
