@@ -104,14 +104,14 @@ def test_an_empty_tokenizer_answer_falls_back_and_the_run_finishes(tmp_path: Pat
     print(f"empty-tokenizer bench wall time: {elapsed:.2f} s")
 
 
-def _sigint_when(proc: subprocess.Popen[str], ready: object, what: str) -> float:
+def _sigint_when(proc: subprocess.Popen[str], ready: object, what: str, sig: int = signal.SIGINT) -> float:
     deadline = time.monotonic() + 60
     while not ready():  # type: ignore[operator]
         assert proc.poll() is None, proc.communicate()[1]
         assert time.monotonic() < deadline, f"never reached: {what}"
         time.sleep(0.02)
     t_signal = time.perf_counter()
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     return t_signal
 
 
@@ -130,17 +130,18 @@ def test_sigint_cuts_a_trickling_metrics_scrape(tmp_path: Path) -> None:
     print(f"SIGINT → trickling scrape closed after {closed[0] - t_signal:.3f} s, process exited after {exited:.3f} s")
 
 
-def test_sigint_during_prompt_building_exits_130(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_during_prompt_building_exits_130(tmp_path: Path, sig: signal.Signals) -> None:
     with FakeServer(FakeConfig(tokenize="hang")) as srv:
         proc = start("--base-url", srv.url, "--num-prompts", "3", "--out", str(tmp_path / "o"),
                      "--aux-timeout", "600")
-        t_signal = _sigint_when(proc, lambda: srv.app.tokenize_calls >= 1, "the tokenizer probe")
+        t_signal = _sigint_when(proc, lambda: srv.app.tokenize_calls >= 1, "the tokenizer probe", sig)
         _, stderr = proc.communicate(timeout=60)
         closed = srv.app.closed_after.get("/tokenize", [])
     assert proc.returncode == 130, stderr
     assert "interrupted before the run started" in stderr
     assert closed and closed[0] - t_signal < 2.0
-    print(f"SIGINT → hanging /tokenize closed after {closed[0] - t_signal:.3f} s")
+    print(f"{sig.name} → hanging /tokenize closed after {closed[0] - t_signal:.3f} s")
 
 
 @pytest.mark.parametrize(("args", "why"), [
