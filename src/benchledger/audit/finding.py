@@ -28,8 +28,9 @@ class Finding:
     def as_row(self) -> dict[str, Any]:
         return asdict(self)
 
-    def sort_key(self) -> tuple[int, str, str, str]:
-        return (SEVERITY_ORDER[self.severity], self.record, self.code, self.field)
+    def sort_key(self) -> tuple[int, str, str, str, str]:
+        """A total order (the same findings sort the same however the checks ran)."""
+        return (SEVERITY_ORDER[self.severity], self.record, self.code, self.field, self.message)
 
 
 __all__ = ["SEVERITY_ORDER", "Finding", "Severity"]

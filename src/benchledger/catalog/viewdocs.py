@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 
-from benchledger.ledger.index import quote_identifier
+from benchledger.ledger.sql import quote_identifier
 
 DOCS_PATH = Path(__file__).resolve().parents[3] / "docs" / "index.md"
 INTRO = (

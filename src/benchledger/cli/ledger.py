@@ -68,16 +68,30 @@ def fmt(
         raise typer.Exit(1)
 
 
+NoCacheOption = typer.Option(False, "--no-cache", help="Build a fresh index in memory; leave the cache alone.")
+
+
+def _index(ledger: Path | None, no_cache: bool, *, full: bool = False):  # type: ignore[no-untyped-def]
+    from benchledger.catalog.cache import open_index
+
+    return open_index(ledger, cache=not no_cache, rebuild=full)
+
+
 def audit(
     ledger: Path | None = LedgerOption,
     as_json: bool = typer.Option(False, "--json", help="Machine-readable report."),
     only: list[str] = typer.Option([], "--only", help="Run only these check families or names."),
     show_info: bool = typer.Option(False, "--info", help="Also list info-level findings."),
+    full: bool = typer.Option(False, "--full", help="Re-run every check on every file (and rebuild the cache)."),
+    no_cache: bool = NoCacheOption,
 ) -> None:
-    """Run every audit check; exit 1 when any unwaived error-level finding."""
-    from benchledger.audit import run_audit
+    """Run the audit checks (only for files changed since the cached run); exit 1 on any unwaived error."""
+    if only:
+        from benchledger.audit import run_audit
 
-    report = run_audit(load(ledger), only=set(only) or None)
+        report = run_audit(load(ledger), only=set(only))
+    else:
+        report = _index(ledger, no_cache, full=full).report()
     if as_json:
         typer.echo(report.to_json())
         raise typer.Exit(report.exit_code)
@@ -97,13 +111,18 @@ def query(
     sql: str = typer.Argument(..., help="SQL over the index views (records, benchmarks, arms, results, …)."),
     ledger: Path | None = LedgerOption,
     output: QueryFormat = typer.Option(QueryFormat.table, "--format", "-f"),
-    db: Path | None = typer.Option(None, "--db", help="Also keep the DuckDB file here."),
+    db: Path | None = typer.Option(None, "--db", help="Build a fresh index into this DuckDB file and keep it."),
+    no_cache: bool = NoCacheOption,
 ) -> None:
-    """Run SQL against a freshly built index of the ledger."""
-    from benchledger.catalog.build import build_catalog
-    from benchledger.ledger.index import query as run_query
+    """Run SQL against the index of the ledger (kept up to date in <ledger>/.benchledger-cache/)."""
+    from benchledger.ledger.sql import query as run_query
 
-    con = build_catalog(load(ledger), db)
+    if db is not None:
+        from benchledger.catalog.build import build_catalog
+
+        con = build_catalog(load(ledger), db)
+    else:
+        con = _index(ledger, no_cache).con
     columns, rows = run_query(con, sql)
     if output is QueryFormat.csv:
         typer.echo(csv_text(columns, rows), nl=False)
@@ -116,17 +135,18 @@ def query(
 def show(
     record_id: str = typer.Argument(..., help="Record id."),
     ledger: Path | None = LedgerOption,
+    no_cache: bool = NoCacheOption,
 ) -> None:
     """Show one record: its file, derived comparisons, conditions and audit findings."""
-    from benchledger.catalog.build import build_catalog
+    from benchledger.catalog.lookup import load_indexed_record
     from benchledger.ledger.io import dump_record
 
-    led = load(ledger)
-    record = led.get(record_id)
+    index = _index(ledger, no_cache)
+    con = index.con
+    record, path = load_indexed_record(index, record_id)
     out = console()
-    out.print(f"[bold]{record.title}[/]  ({record.kind}, {led.paths[record.id]})")
+    out.print(f"[bold]{record.title}[/]  ({record.kind}, {path})")
     out.print(dump_record(record), markup=False)
-    con = build_catalog(led)
     if record.kind == "benchmark":
         for title, sql in _SHOW_QUERIES.items():
             cur = con.execute(sql, [record_id])
@@ -157,28 +177,28 @@ def export(
     output_format: ExportFormat = typer.Option(..., "--format", "-f"),
     out: Path = typer.Option(..., "--out", "-o", help="Folder to write one file per view into."),
     ledger: Path | None = LedgerOption,
+    no_cache: bool = NoCacheOption,
 ) -> None:
-    """Export the index views as CSV, JSON or Parquet (one file per view)."""
-    from benchledger.catalog.build import build_catalog
+    """Export every index view as CSV, JSON or Parquet (one file per view)."""
     from benchledger.ledger.export import export_views
 
-    paths = export_views(build_catalog(load(ledger)), out, output_format.value)
+    paths = export_views(_index(ledger, no_cache).con, out, output_format.value)
     console().print(f"wrote {len(paths)} files to {out}")
 
 
 def coverage(
     ledger: Path | None = LedgerOption,
     write: bool = typer.Option(False, "--write", help="Write <ledger>/README.md instead of printing."),
+    no_cache: bool = NoCacheOption,
 ) -> None:
     """Coverage of the ledger (sources, experiments, arms, hardware, engines, unknown conditions) as Markdown."""
-    from benchledger.catalog.build import build_catalog
     from benchledger.ledger.coverage import coverage_markdown
     from benchledger.ledger.io import atomic_write_text
 
-    led = load(ledger)
-    text = coverage_markdown(build_catalog(led))
+    index = _index(ledger, no_cache)
+    text = coverage_markdown(index.con)
     if write:
-        atomic_write_text(led.root / "README.md", text)
-        console().print(f"wrote {led.root / 'README.md'}")
+        atomic_write_text(index.root / "README.md", text)
+        console().print(f"wrote {index.root / 'README.md'}")
     else:
         typer.echo(text, nl=False)

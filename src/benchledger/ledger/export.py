@@ -13,7 +13,7 @@ from typing import Literal
 import duckdb
 
 from benchledger.errors import LedgerError
-from benchledger.ledger.index import public_views, quote_identifier
+from benchledger.ledger.sql import public_views, quote_identifier
 
 ExportFormat = Literal["csv", "json", "parquet"]
 _COPY_OPTIONS = {"csv": "FORMAT csv, HEADER true", "json": "FORMAT json, ARRAY true", "parquet": "FORMAT parquet"}

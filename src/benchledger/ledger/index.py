@@ -13,12 +13,12 @@ import tempfile
 from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import duckdb
 
 from benchledger.errors import LedgerError
 from benchledger.ledger import rows
+from benchledger.ledger.sql import public_views, query, quote_identifier
 from benchledger.ledger.store import Ledger
 from benchledger.schema.metrics import OUTCOME_BAND
 
@@ -102,11 +102,6 @@ def connect_fresh(path: Path | str | None) -> duckdb.DuckDBPyConnection:
     return duckdb.connect(str(target))
 
 
-def quote_identifier(name: str) -> str:
-    """``name`` as a DuckDB identifier: double-quoted, inner quotes doubled."""
-    return '"' + name.replace('"', '""') + '"'
-
-
 def create_table(con: duckdb.DuckDBPyConnection, name: str, columns: Columns) -> None:
     """An empty table with these columns (names quoted; types are the fixed DuckDB names above)."""
     cols = ", ".join(f"{quote_identifier(c)} {_type(t)}" for c, t in columns.items())
@@ -147,23 +142,7 @@ def create_views(con: duckdb.DuckDBPyConnection, scripts: Iterable[str]) -> None
         con.execute(sql)
 
 
-def public_views(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Every view of the index (the public surface), sorted by name."""
-    return [r[0] for r in con.execute(
-        "SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY view_name").fetchall()]
-
-
-def query(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Run SQL; return column names and rows. A bad query raises ``LedgerError`` with DuckDB's message."""
-    try:
-        cursor = con.execute(sql)
-    except duckdb.Error as exc:
-        raise LedgerError(f"query failed: {exc}") from None
-    columns = [d[0] for d in cursor.description] if cursor.description else []
-    return columns, cursor.fetchall()
-
-
-_TYPES = frozenset({"VARCHAR", "VARCHAR[]", "DOUBLE", "DOUBLE[]", "INTEGER", "BOOLEAN", "DATE"})
+_TYPES = frozenset({"VARCHAR", "VARCHAR[]", "DOUBLE", "DOUBLE[]", "INTEGER", "BIGINT", "BOOLEAN", "DATE"})
 
 
 def _type(name: str) -> str:

@@ -57,8 +57,13 @@ def parse_record(text: str, path: Path | str) -> Record:
 def load_record(path: Path | str) -> Record:
     """Read and parse one record file."""
     path = Path(path)
+    return load_record_bytes(path, path.read_bytes())
+
+
+def load_record_bytes(path: Path, data: bytes) -> Record:
+    """Parse the bytes of one record file (``path`` names it in errors and fixes its kind folder and id)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise RecordError(path, None, "", f"not UTF-8 text ({exc.reason})") from None
     return parse_record(text, path)
@@ -158,4 +163,12 @@ def _compact(value: Any) -> Any:
     return str(value)
 
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "dump_record", "load_record", "parse_record", "write_record"]
+__all__ = [
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "dump_record",
+    "load_record",
+    "load_record_bytes",
+    "parse_record",
+    "write_record",
+]

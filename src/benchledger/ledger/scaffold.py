@@ -6,12 +6,14 @@ import shutil
 from pathlib import Path
 
 from benchledger.errors import LedgerError
+from benchledger.ledger.location import CACHE_FOLDER
 from benchledger.ledger.paths import bundled_ledger_dir
 from benchledger.ledger.store import Ledger
 from benchledger.schema import KIND_FOLDERS
 from benchledger.schema.walk import walk_evidence
 
 REFERENCE_KINDS = ("accelerator", "interconnect", "format", "engine", "model")
+GITIGNORE = f"# the index cache benchledger keeps next to the records (rebuilt from them; never committed)\n{CACHE_FOLDER}/\n"
 README = """# A benchledger ledger
 
 One record per file: `<kind folder>/<id>.md` (YAML front matter + Markdown body). Folders:
@@ -31,6 +33,7 @@ def init_ledger(target: Path | str, *, with_reference: bool = False) -> Path:
         (root / folder).mkdir()
     (root / "runs").mkdir()
     (root / "waivers.yaml").write_text("[]\n", encoding="utf-8")
+    (root / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
     (root / "README.md").write_text(README.format(folders=", ".join(f"`{f}/`" for f in KIND_FOLDERS.values())),
                                     encoding="utf-8")
     if with_reference:

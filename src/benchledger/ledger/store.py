@@ -36,22 +36,25 @@ class Ledger:
         return ledger
 
     def _load_files(self, strict: bool) -> None:
-        ledger = self
-        for path in iter_record_files(ledger.root):
+        for path in iter_record_files(self.root):
             try:
                 record = load_record(path)
             except RecordError as exc:
                 if strict:
                     raise
-                ledger.errors.append(exc)
+                self.errors.append(exc)
                 continue
-            if record.id in ledger.records:
-                ledger.duplicate_ids.append((record.id, ledger.paths[record.id], path))
-                if strict:
-                    raise RecordError(path, None, "id", f"id {record.id!r} is also used by {ledger.paths[record.id]}")
-                continue
-            ledger.records[record.id] = record
-            ledger.paths[record.id] = path
+            self.add(path, record, strict=strict)
+
+    def add(self, path: Path, record: Record, *, strict: bool = False) -> None:
+        """Add a record read from ``path`` (files in ``iter_record_files`` order: the first file of an id wins)."""
+        if record.id in self.records:
+            self.duplicate_ids.append((record.id, self.paths[record.id], path))
+            if strict:
+                raise RecordError(path, None, "id", f"id {record.id!r} is also used by {self.paths[record.id]}")
+            return
+        self.records[record.id] = record
+        self.paths[record.id] = path
 
     def get(self, record_id: str) -> Record:
         """The record with this id (``LedgerError`` when absent)."""

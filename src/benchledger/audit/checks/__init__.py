@@ -1,4 +1,14 @@
-"""The registered audit checks, in run order. One check per module; add new ones here (one line each)."""
+"""The registered audit checks, in run order. One check per module; add new ones here (one line each).
+
+Each module says what its findings depend on in ``SCOPE``, so the cached index (``benchledger.catalog``)
+re-runs only what a change can affect; a module without ``SCOPE`` is re-run over the whole ledger:
+
+- ``"record"``: the findings about a record depend only on that record's file and on the ledger's
+  non-benchmark records and ``runs/`` (and are about that record): re-run for changed benchmark files only.
+- ``"split"``: ``facts(ctx)`` gives JSON-able facts per record id (from that record alone) and
+  ``from_facts(facts_by_id, kinds)`` the findings from every record's facts and every id's kind.
+- ``"files"``: reads only ``ledger.errors`` and ``ledger.duplicate_ids`` (the files that did not load).
+"""
 
 from __future__ import annotations
 

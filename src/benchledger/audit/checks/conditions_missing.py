@@ -24,6 +24,9 @@ FIELD_OF = {
 }
 
 
+SCOPE = "record"  # findings of a record depend only on it and the non-benchmark records (checks/__init__)
+
+
 def check(ctx: AuditContext) -> Iterator[Finding]:
     for record in ctx.benchmarks:
         missing: dict[str, list[str]] = {}

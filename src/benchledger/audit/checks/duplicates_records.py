@@ -3,28 +3,41 @@ same model, hardware, engine, conditions and result values."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
+from typing import Any
 
 from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
 from benchledger.schema import Arm, Benchmark
 
+SCOPE = "split"
+"""Facts per record (a fingerprint per arm), compared across the ledger (``checks/__init__``)."""
+
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
+    yield from from_facts(facts(ctx), {})
+
+
+def facts(ctx: AuditContext) -> dict[str, Any]:
+    """Per benchmark id: [arm name, sha256 of its fingerprint] for each arm with results."""
+    return {record.id: [[arm.name, hashlib.sha256(_fingerprint(record, arm).encode("utf-8")).hexdigest()]
+                        for arm in record.arms if arm.results] for record in ctx.benchmarks}
+
+
+def from_facts(facts_by_id: dict[str, Any], kinds: dict[str, str]) -> Iterator[Finding]:
+    """The findings: the first arm (by record id, then arm order) with a fingerprint is the original."""
     seen: dict[str, tuple[str, str]] = {}
-    for record in ctx.benchmarks:
-        for arm in record.arms:
-            if not arm.results:
-                continue
-            key = _fingerprint(record, arm)
+    for record_id in sorted(facts_by_id):
+        for arm, key in facts_by_id[record_id]:
             if key in seen:
                 other_record, other_arm = seen[key]
-                where = "this record" if other_record == record.id else f"record {other_record!r}"
-                yield Finding("duplicates.same-measurement", "error", record.id, f"arms.{arm.name}",
+                where = "this record" if other_record == record_id else f"record {other_record!r}"
+                yield Finding("duplicates.same-measurement", "error", record_id, f"arms.{arm}",
                               f"same conditions and results as arm {other_arm!r} of {where}")
             else:
-                seen[key] = (record.id, arm.name)
+                seen[key] = (record_id, arm)
 
 
 def _fingerprint(record: Benchmark, arm: Arm) -> str:

@@ -8,6 +8,8 @@ from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
 from benchledger.schema import KIND_FOLDERS
 
+SCOPE = "record"  # findings of a record depend only on it and the non-benchmark records (checks/__init__)
+
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
     for record in ctx.ledger:

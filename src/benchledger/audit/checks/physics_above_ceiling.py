@@ -15,6 +15,8 @@ from benchledger.audit.finding import Finding
 from benchledger.perfmodel.ceiling import CeilingInputs
 from benchledger.perfmodel.efficiency import record_efficiency
 
+SCOPE = "record"  # findings of a record depend only on it and the non-benchmark records (checks/__init__)
+
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
     inputs = CeilingInputs(ctx.ledger)

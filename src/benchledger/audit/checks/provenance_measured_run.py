@@ -14,6 +14,9 @@ from benchledger.schema import Quantity
 RAW_FILE = "requests.jsonl"
 
 
+SCOPE = "record"  # findings of a record depend only on it and the non-benchmark records (checks/__init__)
+
+
 def check(ctx: AuditContext) -> Iterator[Finding]:
     cache: dict[Path, str | None] = {}
     for ev in ctx.evidence():

@@ -15,6 +15,9 @@ TEXT_FIELDS = {"engine_version", "image", "engine_flags", "config"}
 """Text conditions whose value must be written in the quote (ids such as format ids are mapped, not quoted)."""
 
 
+SCOPE = "record"  # findings of a record depend only on it and the non-benchmark records (checks/__init__)
+
+
 def check(ctx: AuditContext) -> Iterator[Finding]:
     for ev in ctx.evidence():
         item = ev.item

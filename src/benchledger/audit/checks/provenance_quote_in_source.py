@@ -8,6 +8,8 @@ from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
 from benchledger.audit.numbers import normalise_space
 
+SCOPE = "record"  # findings of a record depend only on it and the non-benchmark records (checks/__init__)
+
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
     for ev in ctx.evidence():

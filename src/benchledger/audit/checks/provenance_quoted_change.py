@@ -10,6 +10,8 @@ from benchledger.audit.finding import Finding
 from benchledger.audit.numbers import percent_change_interval, rounding_interval
 from benchledger.schema import Arm, Benchmark, Result
 
+SCOPE = "record"  # findings of a record depend only on it and the non-benchmark records (checks/__init__)
+
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
     for record in ctx.benchmarks:

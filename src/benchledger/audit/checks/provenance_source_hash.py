@@ -9,6 +9,8 @@ from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
 from benchledger.schema import Source
 
+SCOPE = "record"  # findings of a record depend only on it and the non-benchmark records (checks/__init__)
+
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
     for source in ctx.ledger.typed("source", Source):

@@ -3,26 +3,42 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
 from benchledger.schema import Accelerator, Benchmark, Calibration, Known, Quantity, Record, condition_value
 
+SCOPE = "split"
+"""Facts per record (the ids it names), resolved against the kind of every record id (``checks/__init__``)."""
+
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
-    kinds = {r.id: r.kind for r in ctx.ledger}
-    for record in ctx.ledger:
-        for field, target, kind in _references(record):
-            actual = kinds.get(target)
-            if actual is None:
-                yield Finding("references.dangling", "error", record.id, field, f"no {kind} record {target!r}")
-            elif actual != kind:
-                yield Finding("references.dangling", "error", record.id, field,
-                              f"{target!r} is a {actual} record, expected a {kind}")
+    yield from from_facts(facts(ctx), {r.id: r.kind for r in ctx.ledger})
+
+
+def facts(ctx: AuditContext) -> dict[str, Any]:
+    """Per record id: ``refs`` [field, target id, kind] it names and ``unlisted`` [field, source] it cites."""
+    out: dict[str, Any] = {r.id: {"refs": [list(ref) for ref in _references(r)], "unlisted": []} for r in ctx.ledger}
     for ev in ctx.evidence():
         if isinstance(ev.item, Quantity | Known) and ev.item.source and ev.item.source not in ev.record.sources:
-            yield Finding("references.source-not-listed", "warning", ev.record.id, f"{ev.field}.source",
-                          f"source {ev.item.source!r} is cited but not listed in the record's sources")
+            out[ev.record.id]["unlisted"].append([ev.field, ev.item.source])
+    return out
+
+
+def from_facts(facts_by_id: dict[str, Any], kinds: dict[str, str]) -> Iterator[Finding]:
+    """The findings, given every record's facts and the kind of every record id."""
+    for record_id, found in facts_by_id.items():
+        for field, target, kind in found["refs"]:
+            actual = kinds.get(target)
+            if actual is None:
+                yield Finding("references.dangling", "error", record_id, field, f"no {kind} record {target!r}")
+            elif actual != kind:
+                yield Finding("references.dangling", "error", record_id, field,
+                              f"{target!r} is a {actual} record, expected a {kind}")
+        for field, source in found["unlisted"]:
+            yield Finding("references.source-not-listed", "warning", record_id, f"{field}.source",
+                          f"source {source!r} is cited but not listed in the record's sources")
 
 
 def _references(record: Record) -> Iterator[tuple[str, str, str]]:

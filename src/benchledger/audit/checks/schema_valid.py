@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
 
+SCOPE = "files"  # reads only the files that failed to load and the ids used twice (checks/__init__)
+
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
     for error in ctx.ledger.errors:

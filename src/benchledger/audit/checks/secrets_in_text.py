@@ -41,6 +41,9 @@ def _run_files(root: Path) -> Iterator[Path]:
         yield from (p for p in sorted(runs.rglob("*")) if p.is_file() and not p.is_symlink())
 
 
+SCOPE = "record"  # a record's findings depend on it alone; run files are re-read when runs/ changes
+
+
 def check(ctx: AuditContext) -> Iterator[Finding]:
     for record in ctx.ledger:
         found = _suspect(record.model_dump_json())

@@ -1,0 +1,173 @@
+"""The persistent index of a ledger, kept in ``<ledger>/.benchledger-cache/``: answer at once when nothing
+changed, else bring it up to date (``refresh.py``) and answer.
+
+The cache holds one DuckDB file: the full index (as ``build.build_catalog`` makes it) plus, per record file,
+its content hash and what the audit found about it. It is trusted only when its format, benchledger's version
+and code, and the ledger's path match, and every record file's hash, ``waivers.yaml`` and the other files'
+stats equal what it was built from; anything else (missing, unreadable, stale) is rebuilt. Updates are
+written to a temporary copy and moved into place (``os.replace``), so a reader never sees half an update and
+two commands at once cannot corrupt it: each leaves a complete index of the files it read, and the next
+command compares again. This module imports nothing heavy; the audit and the physics model load only when
+something changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import duckdb
+
+from benchledger import __version__
+from benchledger.catalog.scan import FileStat, file_digest, others_digest, scan_files
+from benchledger.ledger.location import CACHE_FOLDER, resolve_ledger_dir
+
+if TYPE_CHECKING:
+    from benchledger.audit.report import AuditReport
+
+CACHE_DIR = CACHE_FOLDER
+DB_NAME = "index.duckdb"
+CACHE_FORMAT = "1"
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class CachedState:
+    """What a cached index was built from (its ``_cache_meta`` and ``_cache_files``)."""
+
+    meta: dict[str, str]
+    files: dict[str, FileStat]
+
+    @property
+    def folders(self) -> list[str]:
+        return list(json.loads(self.meta["folders"]))
+
+    @property
+    def hashed_files(self) -> list[str]:
+        """Top-level files of the ledger compared by content (``waivers.yaml``)."""
+        return list(json.loads(self.meta["hashed_files"]))
+
+    def skipped(self) -> set[str]:
+        return {*self.folders, *self.hashed_files, CACHE_DIR}
+
+
+@dataclass
+class Index:
+    """An open index of a ledger and how it was obtained."""
+
+    con: duckdb.DuckDBPyConnection
+    root: Path
+    status: str
+    """'current' (answered from the cache), 'updated …', 'rebuilt …' or 'built without cache …'."""
+    records_checked: int
+
+    def report(self) -> AuditReport:
+        """The audit report stored in the index (waivers applied)."""
+        from benchledger.audit.finding import Finding
+        from benchledger.audit.report import AuditReport
+
+        cur = self.con.execute("SELECT code, severity, record, field, message, waived, waiver_reason FROM t_findings")
+        return AuditReport([Finding(*row) for row in cur.fetchall()], records_checked=self.records_checked)
+
+    def close(self) -> None:
+        self.con.close()
+
+
+def cache_dir(root: Path) -> Path:
+    return root / CACHE_DIR
+
+
+def code_digest() -> str:
+    """A digest of benchledger's own files (a cache built by other code is not trusted)."""
+    digest = hashlib.sha256(f"{CACHE_FORMAT}\0{__version__}\n".encode())
+    for dirpath, dirnames, filenames in os.walk(PACKAGE_DIR):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if name.endswith((".py", ".sql")):
+                st = (Path(dirpath) / name).stat()
+                digest.update(f"{dirpath}/{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def open_index(ledger_dir: Path | str | None = None, *, cache: bool = True, rebuild: bool = False) -> Index:
+    """The index of a ledger: from its cache when current, else refreshed (``rebuild``: from scratch).
+
+    ``cache=False`` builds a fresh index in memory and leaves the cache alone.
+    """
+    root = resolve_ledger_dir(ledger_dir).resolve()
+    if not cache:
+        return _uncached(root, "built without cache (--no-cache)")
+    started = time.time_ns()
+    code = code_digest()
+    db = cache_dir(root) / DB_NAME
+    state, con = (None, None) if rebuild else open_state(db, root, code)
+    files = None
+    if state is not None and con is not None:
+        files = scan_files(root, state.folders, state.files, started)
+        if is_current(root, state, files):
+            return Index(con, root, "current", int(state.meta["records_checked"]))
+        con.close()
+    from benchledger.catalog.refresh import refresh
+
+    try:
+        status = refresh(root, db, state, files, started, code)
+    except OSError as exc:  # e.g. a read-only ledger folder: answer without keeping a cache
+        return _uncached(root, f"built without cache ({CACHE_DIR}/ not writable: {exc.strerror or exc})")
+    fresh, con = open_state(db, root, code)
+    if fresh is None or con is None:
+        return _uncached(root, "built without cache (the cache just written could not be read back)")
+    return Index(con, root, status, int(fresh.meta["records_checked"]))
+
+
+def is_current(root: Path, state: CachedState, files: dict[str, FileStat]) -> bool:
+    """Whether the cached index was built from exactly these files."""
+    if files.keys() != state.files.keys() or any(f.sha256 != state.files[p].sha256 for p, f in files.items()):
+        return False
+    hashed = json.dumps([file_digest(root / name) for name in state.hashed_files])
+    return hashed == state.meta["hashed_digests"] and others_digest(root, state.skipped()) == state.meta["others"]
+
+
+def open_state(db: Path, root: Path, code: str) -> tuple[CachedState | None, duckdb.DuckDBPyConnection | None]:
+    """The cache's state and a read-only connection to it; ``(None, None)`` when it is missing, unreadable or
+    not made by this code for this ledger."""
+    if not db.is_file():
+        return None, None
+    try:
+        con = duckdb.connect(str(db), read_only=True)
+    except duckdb.Error:
+        return None, None
+    state = _read_state(con, root, code)
+    if state is None:
+        con.close()
+        return None, None
+    return state, con
+
+
+def _read_state(con: duckdb.DuckDBPyConnection, root: Path, code: str) -> CachedState | None:
+    try:
+        meta = dict(con.execute("SELECT key, value FROM _cache_meta").fetchall())
+        if meta.get("code") != code or meta.get("root") != str(root):
+            return None
+        rows = con.execute("SELECT path, sha256, size, mtime_ns, ctime_ns, ino, racy FROM _cache_files").fetchall()
+        json.loads(meta["folders"]), json.loads(meta["hashed_files"]), int(meta["records_checked"])
+        meta["others"], meta["hashed_digests"]
+    except (duckdb.Error, KeyError, ValueError, TypeError):
+        return None
+    return CachedState(meta, {r[0]: FileStat(*r) for r in rows})
+
+
+def _uncached(root: Path, status: str) -> Index:
+    from benchledger.catalog.build import build_catalog
+    from benchledger.ledger.store import Ledger
+
+    ledger = Ledger.load(root)
+    return Index(build_catalog(ledger), root, status, len(ledger) + len(ledger.errors))
+
+
+__all__ = ["CACHE_DIR", "CACHE_FORMAT", "DB_NAME", "CachedState", "Index", "cache_dir", "code_digest",
+           "is_current", "open_index", "open_state"]

@@ -1,0 +1,332 @@
+"""Bringing a cached index up to date: rebuild it, or re-run only what the changed files reach.
+
+When only benchmark record files changed (edited, added, removed, renamed) and no id is used twice, the
+changed files are parsed, their rows replaced in every per-record table, the ``record`` checks re-run for
+them alone (with the non-benchmark records they may read) and their ``split`` facts replaced; the ``split``
+and ``files`` checks then combine every record's cached facts, and the waivers are applied to everything.
+Any other change — a reference record or source, a file under ``runs/``, a check without ``SCOPE``, a table
+without a record key — rebuilds the index from every file. Either way the result is what
+``build.build_catalog`` gives for the same files (tests/integration/test_index_cache.py checks that).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from benchledger import __version__
+from benchledger.audit.finding import Finding
+from benchledger.audit.report import AuditReport
+from benchledger.catalog import checking
+from benchledger.catalog.build import create_catalog_views
+from benchledger.catalog.cache import CACHE_DIR, CACHE_FORMAT, CachedState
+from benchledger.catalog.scan import FileStat, file_digest, others_digest, scan_files, sha256_bytes
+from benchledger.catalog.tables import (
+    EFFICIENCY_COLUMNS,
+    FINDING_COLUMNS,
+    benchmark_efficiency,
+    efficiency_rows,
+)
+from benchledger.errors import RecordError
+from benchledger.ledger.index import RECORD_KEYS, TABLES, Columns, create_table, insert_rows
+from benchledger.ledger.io import load_record_bytes
+from benchledger.ledger.paths import FOLDER_KINDS
+from benchledger.ledger.rows import Row
+from benchledger.ledger.store import Ledger, gc_paused
+from benchledger.perfmodel.ceiling import CeilingInputs
+from benchledger.schema import KIND_FOLDERS, Benchmark
+
+BENCHMARK_FOLDER = KIND_FOLDERS["benchmark"]
+HASHED_FILES = (checking.WAIVERS_FILE,)
+FILE_COLUMNS: Columns = {
+    "path": "VARCHAR", "sha256": "VARCHAR", "size": "BIGINT", "mtime_ns": "BIGINT",
+    "ctime_ns": "BIGINT", "ino": "BIGINT", "racy": "BOOLEAN", "record_id": "VARCHAR", "kind": "VARCHAR",
+    "err_line": "INTEGER", "err_field": "VARCHAR", "err_message": "VARCHAR",
+}
+LOCAL_COLUMNS: Columns = {"record": "VARCHAR", "code": "VARCHAR", "severity": "VARCHAR", "field": "VARCHAR",
+                          "message": "VARCHAR"}
+FACT_COLUMNS: Columns = {"check_name": "VARCHAR", "record": "VARCHAR", "facts": "VARCHAR"}
+META_COLUMNS: Columns = {"key": "VARCHAR", "value": "VARCHAR"}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One record file as the cache knows it: its stat and hash, and the record id or the load error."""
+
+    stat: FileStat
+    record_id: str | None = None
+    kind: str | None = None
+    error: tuple[int | None, str, str] | None = None
+
+    def row(self) -> Row:
+        line, field, message = self.error or (None, None, None)
+        return {**self.stat.__dict__, "record_id": self.record_id, "kind": self.kind,
+                "err_line": line, "err_field": field, "err_message": message}
+
+
+class _Rebuild(Exception):
+    """The change cannot be applied incrementally; rebuild."""
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """Digests of the files besides the records, taken before anything is read."""
+
+    hashed: str
+    others: str
+
+    @classmethod
+    def now(cls, root: Path) -> _Inputs:
+        return cls(json.dumps([file_digest(root / name) for name in HASHED_FILES]),
+                   others_digest(root, {*FOLDER_KINDS, *HASHED_FILES, CACHE_DIR}))
+
+
+def refresh(root: Path, db: Path, state: CachedState | None, files: dict[str, FileStat] | None,
+            started_ns: int, code: str) -> str:
+    """Write an up-to-date index to ``db``; returns what was done ('updated …' or 'rebuilt …')."""
+    folder = db.parent
+    folder.mkdir(exist_ok=True)
+    _ignore_in_git(folder)
+    _remove_abandoned(folder)
+    inputs = _Inputs.now(root)
+    if files is None:
+        files = scan_files(root, sorted(FOLDER_KINDS), {}, started_ns)
+    with gc_paused():
+        if state is not None:
+            with contextlib.suppress(_Rebuild):
+                return _write(db, lambda tmp: _update(root, tmp, db, state, files, inputs, code))
+        return _write(db, lambda tmp: _rebuild(root, tmp, files, inputs, code))
+
+
+def _write(db: Path, fill: Callable[[Path], str]) -> str:
+    """Run ``fill(tmp)`` on a temporary database next to ``db`` and move it into place when it succeeds.
+
+    The writer holds a lock on ``<tmp>.lock`` while it works, so an abandoned one can be told apart.
+    """
+    fd, name = tempfile.mkstemp(prefix=".index-", suffix=".lock", dir=db.parent)
+    lock = Path(name)
+    tmp = lock.with_suffix(".duckdb.tmp")
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        status = fill(tmp)
+        tmp.replace(db)
+        return status
+    finally:
+        tmp.unlink(missing_ok=True)
+        Path(f"{tmp}.wal").unlink(missing_ok=True)
+        lock.unlink(missing_ok=True)
+        os.close(fd)
+
+
+def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs, code: str) -> str:
+    ledger = Ledger(root=root)
+    entries = {rel: _load(root, rel, stat, ledger) for rel, stat in files.items()}
+    results = checking.run_checks(ledger)
+    report = checking.finish(root, [*_flatten(results.local), *results.other], len(ledger) + len(ledger.errors))
+    con = duckdb.connect(str(tmp))
+    try:
+        for name, (columns, producer) in TABLES.items():
+            _fill(con, name, columns, producer(ledger))
+        _fill(con, "t_efficiency", EFFICIENCY_COLUMNS, efficiency_rows(ledger))
+        _fill(con, "t_findings", FINDING_COLUMNS, (f.as_row() for f in report.findings))
+        create_catalog_views(con)
+        _fill(con, "_cache_files", FILE_COLUMNS, (e.row() for e in entries.values()))
+        _fill(con, "_cache_findings", LOCAL_COLUMNS, _local_rows(results.local))
+        _fill(con, "_cache_facts", FACT_COLUMNS, _fact_rows(results.facts))
+        _fill(con, "_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs))
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    return f"rebuilt from {len(entries)} files"
+
+
+def _update(root: Path, tmp: Path, db: Path, state: CachedState, files: dict[str, FileStat], inputs: _Inputs,
+            code: str) -> str:
+    if checking.checks_of("ledger") or set(TABLES) - set(RECORD_KEYS) - {"t_metrics"}:
+        raise _Rebuild
+    if inputs.others != state.meta["others"]:
+        raise _Rebuild
+    shutil.copyfile(db, tmp)
+    con = duckdb.connect(str(tmp))
+    try:
+        old = _entries(con)
+        changed = [rel for rel, stat in files.items() if rel not in old or old[rel].stat.sha256 != stat.sha256]
+        removed = [rel for rel in old if rel not in files]
+        if any(rel.split("/", 1)[0] != BENCHMARK_FOLDER for rel in (*changed, *removed)):
+            raise _Rebuild
+        parsed = Ledger(root=root)
+        new = {rel: (_load(root, rel, stat, parsed) if rel in changed else Entry(stat, *_rest(old[rel])))
+               for rel, stat in files.items()}
+        if _duplicates(old.values()) or _duplicates(new.values()):
+            raise _Rebuild
+        dirty = sorted({e.record_id for r in (*changed, *removed) if r in old and (e := old[r]).record_id}
+                       | set(parsed.records))
+        context = _context(root, new)
+        for record_id, record in parsed.records.items():
+            context.add(parsed.paths[record_id], record)
+        report = _apply(con, root, new, parsed, context, dirty)
+        touched = {*changed, *removed, *(r for r, s in files.items() if r in old and s != old[r].stat)}
+        _replace(con, "_cache_files", "path", sorted(touched), (e.row() for r, e in new.items() if r in touched),
+                 FILE_COLUMNS)
+        con.execute("DELETE FROM _cache_meta")
+        insert_rows(con, "_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs))
+        con.execute("CHECKPOINT")
+    except duckdb.Error as exc:
+        raise _Rebuild from exc
+    finally:
+        con.close()
+    return f"updated {len(changed) + len(removed)} of {len(files)} files"
+
+
+def _apply(con: duckdb.DuckDBPyConnection, root: Path, entries: dict[str, Entry], parsed: Ledger,
+           context: Ledger, dirty: list[str]) -> AuditReport:
+    """Replace the rows, findings and facts of the ``dirty`` record ids; recompute the combined findings."""
+    for name, (columns, producer) in TABLES.items():
+        if name in RECORD_KEYS:
+            _replace(con, name, RECORD_KEYS[name], dirty, producer(parsed), columns)
+    inputs = CeilingInputs(context)
+    _replace(con, "t_efficiency", "record_id", dirty,
+             benchmark_efficiency(parsed.typed("benchmark", Benchmark), inputs), EFFICIENCY_COLUMNS)
+    ids = set(parsed.records)
+    _replace(con, "_cache_findings", "record", dirty, _local_rows(checking.record_findings(context, ids)),
+             LOCAL_COLUMNS)
+    _replace(con, "_cache_facts", "record", dirty, _fact_rows(checking.record_facts(context, ids)), FACT_COLUMNS)
+    facts: dict[str, dict[str, Any]] = {}
+    for check_name, record, text in con.execute("SELECT check_name, record, facts FROM _cache_facts").fetchall():
+        facts.setdefault(check_name, {})[record] = json.loads(text)
+    kinds = {e.record_id: e.kind for e in entries.values() if e.record_id and e.kind}
+    skeleton = Ledger(root=root, errors=[RecordError(root / e.stat.path, *e.error) for e in entries.values()
+                                         if e.error is not None])
+    local = [Finding(code, severity, record, field, message) for record, code, severity, field, message in
+             con.execute("SELECT record, code, severity, field, message FROM _cache_findings").fetchall()]
+    findings = [*local, *checking.split_findings(facts, kinds), *checking.file_findings(skeleton)]
+    report = checking.finish(root, findings, len(kinds) + len(skeleton.errors))
+    con.execute("DELETE FROM t_findings")
+    insert_rows(con, "t_findings", FINDING_COLUMNS, (f.as_row() for f in report.findings))
+    return report
+
+
+def _context(root: Path, entries: dict[str, Entry]) -> Ledger:
+    """The non-benchmark records, parsed from bytes that must still hash as cached."""
+    ledger = Ledger(root=root)
+    for rel, entry in entries.items():
+        if rel.split("/", 1)[0] == BENCHMARK_FOLDER or entry.record_id is None:
+            continue
+        path = root / rel
+        data = path.read_bytes()
+        if sha256_bytes(data) != entry.stat.sha256:
+            raise _Rebuild  # changed since the scan
+        ledger.add(path, load_record_bytes(path, data))
+    return ledger
+
+
+def _load(root: Path, rel: str, stat: FileStat, ledger: Ledger) -> Entry:
+    """Parse one file into ``ledger`` (its hash is that of the bytes parsed)."""
+    path = root / rel
+    data = path.read_bytes()
+    stat = FileStat(rel, sha256_bytes(data), stat.size, stat.mtime_ns, stat.ctime_ns, stat.ino,
+                    stat.racy or sha256_bytes(data) != stat.sha256)
+    try:
+        record = load_record_bytes(path, data)
+    except RecordError as exc:
+        ledger.errors.append(exc)
+        return Entry(stat, error=(exc.line, exc.field, exc.message))
+    ledger.add(path, record)
+    return Entry(stat, record.id, record.kind)
+
+
+def _entries(con: duckdb.DuckDBPyConnection) -> dict[str, Entry]:
+    rows = con.execute("SELECT path, sha256, size, mtime_ns, ctime_ns, ino, racy, record_id, kind, err_line, "
+                       "err_field, err_message FROM _cache_files").fetchall()
+    out = {}
+    for r in rows:
+        error = (r[9], r[10], r[11]) if r[11] is not None else None
+        out[r[0]] = Entry(FileStat(*r[:7]), r[7], r[8], error)
+    return out
+
+
+def _rest(entry: Entry) -> tuple[str | None, str | None, tuple[int | None, str, str] | None]:
+    return entry.record_id, entry.kind, entry.error
+
+
+def _duplicates(entries: Iterable[Entry]) -> bool:
+    ids = [e.record_id for e in entries if e.record_id]
+    return len(ids) != len(set(ids))
+
+
+def _replace(con: duckdb.DuckDBPyConnection, table: str, key: str, ids: list[str], rows: Iterable[Row],
+             columns: Columns) -> None:
+    con.execute(f'DELETE FROM "{table}" WHERE "{key}" IN (SELECT unnest(?::VARCHAR[]))', [ids])
+    insert_rows(con, table, columns, rows)
+
+
+def _fill(con: duckdb.DuckDBPyConnection, name: str, columns: Columns, rows: Iterable[Row]) -> None:
+    create_table(con, name, columns)
+    insert_rows(con, name, columns, rows)
+
+
+def _flatten(local: dict[str, list[Finding]]) -> Iterator[Finding]:
+    for findings in local.values():
+        yield from findings
+
+
+def _local_rows(local: dict[str, list[Finding]]) -> Iterator[Row]:
+    for record, findings in local.items():
+        for f in findings:
+            yield {"record": record, "code": f.code, "severity": f.severity, "field": f.field, "message": f.message}
+
+
+def _fact_rows(facts: dict[str, dict[str, Any]]) -> Iterator[Row]:
+    for check_name, by_record in facts.items():
+        for record, value in by_record.items():
+            yield {"check_name": check_name, "record": record, "facts": json.dumps(value, sort_keys=True)}
+
+
+def _meta_rows(root: Path, code: str, report: AuditReport, inputs: _Inputs) -> list[Row]:
+    """The cache's metadata; digests that changed while it was built are recorded as stale ('')."""
+    after = _Inputs.now(root)
+    meta = {"format": CACHE_FORMAT, "version": __version__, "code": code, "root": str(root),
+            "folders": json.dumps(sorted(FOLDER_KINDS)), "hashed_files": json.dumps(list(HASHED_FILES)),
+            "hashed_digests": inputs.hashed if after.hashed == inputs.hashed else "",
+            "others": inputs.others if after.others == inputs.others else "",
+            "records_checked": str(report.records_checked)}
+    return [{"key": k, "value": v} for k, v in meta.items()]
+
+
+def _ignore_in_git(folder: Path) -> None:
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# the benchledger index cache: rebuilt from the record files, never committed\n*\n",
+                          encoding="utf-8")
+
+
+def _remove_abandoned(folder: Path) -> None:
+    """Remove temporary databases whose writer is gone (its lock is free): a killed command leaves them."""
+    for lock in folder.glob(".index-*.lock"):
+        try:
+            fd = os.open(lock, os.O_RDONLY)
+        except FileNotFoundError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            continue  # another command is writing it
+        else:
+            tmp = lock.with_suffix(".duckdb.tmp")
+            for path in (tmp, Path(f"{tmp}.wal"), lock):
+                path.unlink(missing_ok=True)
+        finally:
+            os.close(fd)
+
+
+__all__ = ["refresh"]

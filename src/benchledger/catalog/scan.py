@@ -1,0 +1,90 @@
+"""What a ledger's files are now, cheaply: each record file's content hash, and a digest of every other
+file (``runs/`` data and the like). Imports nothing heavy, so a command that finds its cached index current stays fast.
+
+A file whose size, mtime, ctime and inode equal the cached entry keeps the cached hash (as git's index does);
+one modified within ``RACY_NS`` of the scan that cached it is hashed again next time, since a write in the same
+clock tick leaves its stat unchanged. Anything else is hashed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchledger.ledger.location import record_files
+
+RACY_NS = 2_000_000_000
+
+
+@dataclass(frozen=True)
+class FileStat:
+    """One record file as the scan saw it (``path`` relative to the ledger, POSIX separators)."""
+
+    path: str
+    sha256: str
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    ino: int
+    racy: bool
+
+    def same_stat(self, st: os.stat_result) -> bool:
+        return (not self.racy and self.size == st.st_size and self.mtime_ns == st.st_mtime_ns
+                and self.ctime_ns == st.st_ctime_ns and self.ino == st.st_ino)
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def stat_entry(rel: str, st: os.stat_result, sha: str, started_ns: int) -> FileStat:
+    racy = max(st.st_mtime_ns, st.st_ctime_ns) >= started_ns - RACY_NS
+    return FileStat(rel, sha, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, racy)
+
+
+def scan_files(root: Path, folders: list[str], known: dict[str, FileStat], started_ns: int) -> dict[str, FileStat]:
+    """Every record file (in ``record_files`` order) with its hash; ``known`` entries spare re-hashing."""
+    out: dict[str, FileStat] = {}
+    for path in record_files(root, folders):
+        rel = path.relative_to(root).as_posix()
+        try:
+            st = path.stat()
+            cached = known.get(rel)
+            sha = cached.sha256 if cached is not None and cached.same_stat(st) else sha256_bytes(path.read_bytes())
+        except FileNotFoundError:  # removed while scanning: it is not part of this state
+            continue
+        out[rel] = stat_entry(rel, st, sha, started_ns)
+    return out
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a file's bytes ('' when absent)."""
+    return sha256_bytes(path.read_bytes()) if path.is_file() else ""
+
+
+def others_digest(root: Path, skip: set[str]) -> str:
+    """A digest of the path and stat of every other file in the ledger folder (``runs/`` data, …).
+
+    ``skip`` names top-level entries left out (the kind folders, the cache, files hashed by content);
+    hidden entries are left out everywhere. Measured values are checked against such files.
+    """
+    digest = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(root):
+        top = Path(dirpath) == root
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not (top and d in skip))
+        for name in sorted(filenames):
+            if name.startswith(".") or (top and name in skip):
+                continue
+            path = Path(dirpath) / name
+            try:
+                st = path.stat()
+            except FileNotFoundError:
+                continue
+            rel = path.relative_to(root).as_posix()
+            digest.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n".encode())
+    return digest.hexdigest()
+
+
+__all__ = ["RACY_NS", "FileStat", "file_digest", "others_digest", "scan_files", "sha256_bytes", "stat_entry"]

@@ -1,0 +1,49 @@
+"""Where a ledger is and which files are its records, without importing the schema (fast for the CLI).
+
+``ledger.paths`` re-exports these; the cached index (``benchledger.catalog.cache``) uses them to scan a ledger
+before deciding whether anything needs to be parsed at all.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from benchledger.errors import LedgerError
+
+ENV_VAR = "BENCHLEDGER_LEDGER"
+CACHE_FOLDER = ".benchledger-cache"
+"""Inside a ledger: where ``benchledger.catalog.cache`` keeps its index (rebuilt from the files, never committed)."""
+
+
+def bundled_ledger_dir() -> Path:
+    """The public ledger shipped with the project (``ledger/`` at the repository root)."""
+    return Path(__file__).resolve().parents[3] / "ledger"
+
+
+def default_ledger_dir() -> Path:
+    """``$BENCHLEDGER_LEDGER`` when set, else the bundled ledger."""
+    env = os.environ.get(ENV_VAR)
+    return Path(env) if env else bundled_ledger_dir()
+
+
+def resolve_ledger_dir(path: Path | str | None) -> Path:
+    """The ledger folder to use for a command; it must exist."""
+    root = Path(path) if path is not None else default_ledger_dir()
+    if not root.is_dir():
+        raise LedgerError(f"{root}: ledger folder not found (pass --ledger DIR or set ${ENV_VAR})")
+    return root
+
+
+def record_files(root: Path, folders: Iterable[str]) -> list[Path]:
+    """Every record file under these kind folders of a ledger, sorted by folder then name."""
+    files: list[Path] = []
+    for folder in sorted(folders):
+        directory = root / folder
+        if directory.is_dir():
+            files.extend(sorted(p for p in directory.iterdir() if p.is_file() and not p.name.startswith(".")))
+    return files
+
+
+__all__ = ["CACHE_FOLDER", "ENV_VAR", "bundled_ledger_dir", "default_ledger_dir", "record_files", "resolve_ledger_dir"]

@@ -1,0 +1,236 @@
+"""The cached index equals a fresh build, byte for byte in ``export``, after any sequence of edits, additions,
+deletions and renames; a corrupt or stale cache is rebuilt; concurrent commands leave a good cache."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from benchledger.audit import run_audit
+from benchledger.catalog.build import build_catalog
+from benchledger.catalog.cache import CACHE_DIR, DB_NAME, open_index
+from benchledger.ledger import Ledger, write_record
+from benchledger.ledger.export import export_views
+from benchledger.schema import RECORD_ADAPTER
+from unit.perfmodel.perfmodel_ledger import arm as physics_arm
+from unit.perfmodel.perfmodel_ledger import benchmark as physics_benchmark
+from unit.perfmodel.perfmodel_ledger import write_reference
+
+from ledger_builder import benchmark, build_mini_ledger, source
+
+
+def make_ledger(root: Path) -> Path:
+    """The mini ledger plus real physics reference data and two benchmarks with ceilings."""
+    build_mini_ledger(root)
+    write_reference(root)
+    write_record(root, physics_benchmark("phys-a", [physics_arm("c1", 10.0, 1), physics_arm("c4", 35.0, 4)]))
+    write_record(root, physics_benchmark("phys-b", [physics_arm("c1", 1e6, 1)]))
+    return root
+
+
+def exports(con: Any, out: Path) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for fmt in ("csv", "json"):
+        for path in export_views(con, out / fmt, fmt):  # type: ignore[arg-type]
+            files[f"{fmt}/{path.name}"] = path.read_bytes()
+    return files
+
+
+def assert_cache_equals_fresh(root: Path, scratch: Path) -> str:
+    """Export the cached index and a fresh build of the same files; they must be identical. Returns the status."""
+    index = open_index(root)
+    try:
+        cached, report = exports(index.con, scratch / "cached"), index.report().to_dict()
+        status = index.status
+    finally:
+        index.close()
+    ledger = Ledger.load(root)
+    fresh_report = run_audit(ledger)
+    fresh_con = build_catalog(ledger, findings=[f.as_row() for f in fresh_report.findings])
+    fresh = exports(fresh_con, scratch / "fresh")
+    fresh_con.close()
+    assert sorted(cached) == sorted(fresh)
+    for name in fresh:
+        assert cached[name] == fresh[name], f"{name} differs after: {status}"
+    assert report == fresh_report.to_dict()
+    return status
+
+
+def _write(root: Path, data: dict[str, Any]) -> None:
+    write_record(root, RECORD_ADAPTER.validate_python(data))
+
+
+def apply(root: Path, op: str, target: str, other: str, value: float) -> None:
+    """One edit of the kind people make to a ledger (some leave it broken on purpose)."""
+    bench = root / "benchmarks"
+    path, other_path = bench / f"{target}.md", bench / f"{other}.md"
+    if op == "write":  # edit an existing benchmark, or add a new one
+        data = benchmark(target)
+        data["arms"][0]["note"] = f"edited {value}"
+        _write(root, data)
+    elif op == "physics":
+        write_record(root, physics_benchmark(target, [physics_arm("c1", value, 1), physics_arm("c2", value, 2)]))
+    elif op == "duplicate":  # the same measurement under another id
+        _write(root, benchmark(target))
+        _write(root, benchmark(other))
+    elif op == "contest":
+        data = benchmark(target)
+        data["arms"][0]["note"] = f"contests {other}"
+        _write(root, {**data, "status": "contested", "contests": [other]})
+    elif op == "break":
+        path.write_text(f"---\nid: {target}\nkind: benchmark\ntitle: [unclosed\n---\n", encoding="utf-8")
+    elif op == "delete":
+        path.unlink(missing_ok=True)
+    elif op == "rename" and path.exists():
+        path.rename(other_path)  # the id no longer matches the file name
+    elif op == "misplaced":
+        (bench / f"{target}.md").write_text((root / "models" / "test-model.md").read_text(encoding="utf-8"),
+                                            encoding="utf-8")
+    elif op == "same-id-elsewhere":  # a model record with a benchmark's id
+        model = (root / "models" / "test-model.md").read_text(encoding="utf-8")
+        (root / "models" / f"{target}.md").write_text(model.replace("id: test-model", f"id: {target}"),
+                                                      encoding="utf-8")
+    elif op == "source":
+        _write(root, {**source(), "title": f"A test source, retitled {value}"})
+    elif op == "waiver":
+        waivers = [{"code": "references.dangling", "record": target, "reason": "a test waiver with a reason",
+                    "date": "2026-11-30"}]
+        (root / "waivers.yaml").write_text(json.dumps(waivers), encoding="utf-8")
+    elif op == "run":
+        (root / "runs").mkdir(exist_ok=True)
+        (root / "runs" / f"{target}.jsonl").write_text(f"{value}\n", encoding="utf-8")
+
+
+IDS = st.sampled_from(["test-bench", "phys-a", "phys-b", "new-one", "new-two"])
+OPS = st.sampled_from(["write", "write", "physics", "duplicate", "contest", "break", "delete", "delete", "rename",
+                       "misplaced", "same-id-elsewhere", "source", "waiver", "run"])
+STEPS = st.lists(st.tuples(OPS, IDS, IDS, st.floats(min_value=0.5, max_value=5e5, allow_nan=False)),
+                 min_size=1, max_size=4)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=STEPS)
+def test_the_cached_index_equals_a_fresh_build_after_any_edits(tmp_path_factory: pytest.TempPathFactory,
+                                                              steps: list[tuple[str, str, str, float]]) -> None:
+    base = tmp_path_factory.mktemp("cache")
+    root = make_ledger(base / "ledger")
+    assert assert_cache_equals_fresh(root, base / "s0").startswith("rebuilt")
+    for i, (op, target, other, value) in enumerate(steps, 1):
+        apply(root, op, target, other, value)
+        assert_cache_equals_fresh(root, base / f"s{i}")
+
+
+def test_only_changed_benchmark_files_are_reprocessed(tmp_path: Path) -> None:
+    root = make_ledger(tmp_path / "ledger")
+    assert open_index(root).status.startswith("rebuilt")
+    assert open_index(root).status == "current"
+    apply(root, "write", "test-bench", "", 7.0)
+    apply(root, "write", "new-one", "", 8.0)
+    apply(root, "delete", "phys-b", "", 0.0)
+    files = len(list(root.glob("*/*.md")))
+    assert assert_cache_equals_fresh(root, tmp_path / "a") == f"updated 3 of {files} files"
+    assert open_index(root).status == "current"
+    apply(root, "source", "", "", 3.0)  # a source can change any benchmark's findings: everything again
+    assert assert_cache_equals_fresh(root, tmp_path / "b").startswith("rebuilt")
+
+
+@pytest.mark.parametrize("damage", [b"not a duckdb file", b""])
+def test_a_corrupt_cache_is_rebuilt(tmp_path: Path, damage: bytes) -> None:
+    root = make_ledger(tmp_path / "ledger")
+    open_index(root).close()
+    (root / CACHE_DIR / DB_NAME).write_bytes(damage)
+    assert assert_cache_equals_fresh(root, tmp_path / "s").startswith("rebuilt")
+
+
+def test_a_cache_with_a_table_missing_is_rebuilt(tmp_path: Path) -> None:
+    import duckdb
+
+    root = make_ledger(tmp_path / "ledger")
+    open_index(root).close()
+    con = duckdb.connect(str(root / CACHE_DIR / DB_NAME))
+    con.execute("DROP TABLE _cache_files")
+    con.close()
+    assert assert_cache_equals_fresh(root, tmp_path / "s").startswith("rebuilt")
+
+
+def test_a_cache_copied_with_its_ledger_is_not_trusted(tmp_path: Path) -> None:
+    import shutil
+
+    root = make_ledger(tmp_path / "ledger")
+    open_index(root).close()
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    apply(copy, "write", "new-one", "", 1.0)
+    assert assert_cache_equals_fresh(copy, tmp_path / "s").startswith("rebuilt")
+
+
+def test_no_cache_builds_in_memory_and_writes_nothing(tmp_path: Path) -> None:
+    root = make_ledger(tmp_path / "ledger")
+    index = open_index(root, cache=False)
+    assert index.status.startswith("built without cache")
+    assert index.con.execute("SELECT count(*) FROM benchmarks").fetchone() == (3,)
+    assert not (root / CACHE_DIR).exists()
+
+
+def test_the_cache_folder_ignores_itself_in_git(tmp_path: Path) -> None:
+    root = make_ledger(tmp_path / "ledger")
+    open_index(root).close()
+    assert (root / CACHE_DIR / ".gitignore").read_text(encoding="utf-8").splitlines()[-1] == "*"
+
+
+def test_an_abandoned_temporary_index_is_removed_and_a_live_one_kept(tmp_path: Path) -> None:
+    root = make_ledger(tmp_path / "ledger")
+    open_index(root).close()
+    folder = root / CACHE_DIR
+    dead = [folder / ".index-dead.lock", folder / ".index-dead.duckdb.tmp"]
+    live = [folder / ".index-live.lock", folder / ".index-live.duckdb.tmp"]
+    for path in (*dead, *live):
+        path.write_bytes(b"x")
+    fd = os.open(live[0], os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # held as a running writer holds it
+        apply(root, "write", "new-one", "", 1.0)
+        open_index(root).close()
+        assert [p.exists() for p in dead] == [False, False]
+        assert [p.exists() for p in live] == [True, True]
+    finally:
+        os.close(fd)
+
+
+def test_concurrent_commands_leave_a_cache_equal_to_a_fresh_build(tmp_path: Path) -> None:
+    root = make_ledger(tmp_path / "ledger")
+    open_index(root).close()
+    for name in ("new-one", "new-two"):
+        apply(root, "write", name, "", 2.0)
+    code = ("import sys; from benchledger.catalog.cache import open_index; "
+            "i = open_index(sys.argv[1]); print(i.con.execute('SELECT count(*) FROM benchmarks').fetchone()[0])")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(root)], stdout=subprocess.PIPE, text=True, env=env)
+             for _ in range(3)]
+    outs = [p.communicate(timeout=300)[0].strip() for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0]
+    assert outs == ["5", "5", "5"]
+    assert assert_cache_equals_fresh(root, tmp_path / "s") == "current"
+    assert not list((root / CACHE_DIR).glob(".index-*"))
+
+
+@pytest.mark.skipif(__import__("shutil").which("git") is None, reason="git is not installed")
+def test_a_ledger_made_by_init_keeps_its_cache_out_of_git(tmp_path: Path) -> None:
+    from benchledger.ledger.scaffold import init_ledger
+
+    root = init_ledger(tmp_path / "mine")
+    subprocess.run(["git", "init", "-q", str(root)], check=True, timeout=60)
+    (root / CACHE_DIR).mkdir()
+    (root / CACHE_DIR / DB_NAME).write_bytes(b"x")  # no cache-folder .gitignore yet: the ledger's own one holds
+    out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=root, capture_output=True,
+                         text=True, check=True, timeout=60).stdout
+    assert ".gitignore" in out and CACHE_DIR not in out
