@@ -234,3 +234,11 @@ def test_a_ledger_made_by_init_keeps_its_cache_out_of_git(tmp_path: Path) -> Non
     out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=root, capture_output=True,
                          text=True, check=True, timeout=60).stdout
     assert ".gitignore" in out and CACHE_DIR not in out
+
+
+def test_every_registered_check_declares_what_it_reads() -> None:
+    """A check without ``SCOPE`` is correct but makes every cached update a full rebuild: declare it."""
+    from benchledger.audit.checks import CHECKS
+    from benchledger.catalog.checking import scope_of
+
+    assert [name for name, check in CHECKS if scope_of(check) == "ledger"] == []

@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
 
+SCOPE = "record"  # findings of a record depend only on it (checks/__init__)
+
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
     for record in ctx.benchmarks:
