@@ -1,29 +1,41 @@
-"""Ledger scale benchmark: audit + index time for N synthetic benchmark records, and how it grows.
+"""Ledger scale benchmark: the cached index against a cold build, for N synthetic benchmark records.
 
-Budget (issue 2): 10,000 records in < 10 s on a 2-core machine, and 2x records <= 2.2x time.
-Budget (issue 5): `site build` (audit + index + every page, plot, download) of 10,000 records in < 30 s.
-Usage: python benchmarks/ledger_scale.py [--sizes 1000 10000] [--site]
+For each N (one run, side by side): cold ``benchledger audit`` (loads, audits and indexes every file, writes
+the cache), warm ``benchledger query "select count(*) from arms"`` (nothing changed; median of 3), the same
+query after one benchmark file changed and after 100 changed, and ``query --no-cache`` (a fresh in-memory
+build). Each is a real CLI process: wall seconds and the CPU seconds it used. Printed as JSON with the load
+average before and after, the ratios (warm / cold, changed / cold) and the growth ratio for 2× records.
+
+Targets (issue 15, 2-core machine): warm query at 10,000 ≤ 0.5 s wall and ≥ 15× faster than cold; one changed
+record ≤ 10 % of cold; cold audit + index ≤ 6 s; 2× records ≤ 2.1× time. ``--site`` also times ``site build``
+(issue 5: ≤ 30 s at 10,000).
+Usage: python benchmarks/ledger_scale.py [--sizes 1000 10000 20000] [--site]
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import json
+import os
+import resource
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from benchledger.audit import run_audit
-from benchledger.catalog.build import build_catalog
-from benchledger.ledger import Ledger, dump_record
-from benchledger.ledger.store import freeze_for_process
+from benchledger.ledger import dump_record
 from benchledger.schema import RECORD_ADAPTER
 
 from ledger_builder import benchmark, reference_records, source
+
+QUERY = "select count(*) from arms"
 
 
 def generate(root: Path, count: int) -> None:
@@ -43,53 +55,103 @@ def generate(root: Path, count: int) -> None:
         (folder / f"{record.id}.md").write_text(dump_record(record), encoding="utf-8")
 
 
-def measure(count: int, with_site: bool) -> dict[str, float]:
+def cli(*args: str) -> dict[str, Any]:
+    """Run one ``benchledger`` command; its wall time, CPU time (user + sys) and output."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "benchledger", *args], capture_output=True, text=True,
+                         timeout=1800, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if out.returncode not in (0, 1):
+        raise SystemExit(f"benchledger {' '.join(args)} failed ({out.returncode}): {out.stderr.strip()[-300:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "stdout": out.stdout}
+
+
+def touch(root: Path, count: int, tag: str) -> None:
+    """Change ``count`` benchmark files (a new title: a real edit, still valid)."""
+    for path in sorted((root / "benchmarks").iterdir())[:count]:
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.replace("title: Test experiment", f"title: Test experiment {tag}", 1),
+                        encoding="utf-8")
+
+
+def measure(count: int, with_site: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="benchledger-scale-") as tmp:
         root = Path(tmp) / "ledger"
         generate(root, count)
-        t0 = time.perf_counter()
-        ledger = Ledger.load(root)
-        freeze_for_process()  # as the CLI does after loading (see benchledger.cli.options.load)
-        t1 = time.perf_counter()
-        report = run_audit(ledger)
-        t2 = time.perf_counter()
-        con = build_catalog(ledger, Path(tmp) / "index.duckdb", findings=[f.as_row() for f in report.findings])
-        con.close()
-        t3 = time.perf_counter()
-        out = {"load": t1 - t0, "audit": t2 - t1, "index": t3 - t2, "total": t3 - t0}
-        if report.errors:
-            raise SystemExit(f"synthetic ledger has audit errors: {report.errors[:3]}")
+        led = ("--ledger", str(root))
+        cold = cli("audit", *led)
+        if not cold["stdout"].strip().splitlines()[-1].split()[2] == "0":
+            raise SystemExit(f"synthetic ledger has audit errors: {cold['stdout'][-300:]}")
+        warm = [cli("query", QUERY, "-f", "csv", *led) for _ in range(3)]
+        expected = f"count_star()\n{2 * count}\n"
+        if warm[0]["stdout"] != expected:
+            raise SystemExit(f"warm query answered {warm[0]['stdout']!r}, expected {expected!r}")
+        touch(root, 1, "one")
+        one = cli("query", QUERY, "-f", "csv", *led)
+        touch(root, 100, "hundred")
+        hundred = cli("query", QUERY, "-f", "csv", *led)
+        uncached = cli("query", QUERY, "-f", "csv", "--no-cache", *led)
+        for run in (one, hundred, uncached):
+            if run["stdout"] != expected:
+                raise SystemExit(f"query answered {run['stdout']!r}, expected {expected!r}")
+        out: dict[str, Any] = {
+            "cold_audit_index": _times(cold),
+            "warm_query": {"wall_s": statistics.median(w["wall_s"] for w in warm),
+                           "cpu_s": statistics.median(w["cpu_s"] for w in warm)},
+            "one_file_changed_query": _times(one),
+            "hundred_files_changed_query": _times(hundred),
+            "no_cache_query": _times(uncached),
+        }
         if with_site:
-            from benchledger.site.build import build_site
-
-            t4 = time.perf_counter()
-            build_site(ledger, Path(tmp) / "site")
-            out["site"] = time.perf_counter() - t4
+            start = time.perf_counter()
+            cli("site", "build", "--out", str(Path(tmp) / "site"), *led)
+            out["site_build"] = {"wall_s": round(time.perf_counter() - start, 3)}
         return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
-    parser.add_argument("--site", action="store_true", help="also time `site build`")
-    args = parser.parse_args()
-    results = {n: measure(n, args.site) for n in args.sizes}
-    for n, t in results.items():
-        parts = "  ".join(f"{k} {v:6.2f}s" for k, v in t.items())
-        print(f"N={n:>6}: {parts}")
+def _times(run: dict[str, Any]) -> dict[str, float]:
+    return {"wall_s": run["wall_s"], "cpu_s": run["cpu_s"]}
+
+
+def ratios(results: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for n, r in results.items():
+        cold = r["cold_audit_index"]
+        out[str(n)] = {
+            f"{name}_over_cold_{unit}": round(r[name][unit] / cold[unit], 4)
+            for name in ("warm_query", "one_file_changed_query", "hundred_files_changed_query")
+            for unit in ("wall_s", "cpu_s")
+        }
+        out[str(n)]["cold_over_warm_wall"] = round(cold["wall_s"] / r["warm_query"]["wall_s"], 2)
     sizes = sorted(results)
     for small, big in pairwise(sizes):
-        ratio = results[big]["total"] / results[small]["total"]
-        print(f"total time ratio N={big}/N={small}: {ratio:.2f} (records ratio {big / small:.1f}; "
-              f"linear would be {big / small:.1f})")
-    biggest = results[sizes[-1]]["total"]
-    print(f"budget: N={sizes[-1]} load+audit+index {biggest:.2f}s (< 10 s required for 10,000)")
-    if args.site:
-        for small, big in pairwise(sizes):
-            ratio = results[big]["site"] / results[small]["site"]
-            print(f"site build time ratio N={big}/N={small}: {ratio:.2f} (linear would be {big / small:.1f})")
-        print(f"budget: N={sizes[-1]} site build {results[sizes[-1]]['site']:.2f}s "
-              "(< 30 s required for 10,000; audit + index + every page, plot and download)")
+        out[f"growth_{big}_over_{small}"] = {
+            "records": round(big / small, 2),
+            **{f"{name}_{unit}": round(results[big][name][unit] / results[small][name][unit], 3)
+               for name in ("cold_audit_index", "warm_query", "one_file_changed_query")
+               for unit in ("wall_s", "cpu_s")},
+        }
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 20000])
+    parser.add_argument("--site", action="store_true", help="also time `site build`")
+    args = parser.parse_args()
+    load_before = os.getloadavg()
+    results = {n: measure(n, args.site) for n in args.sizes}
+    report = {
+        "machine": {"cpus": os.cpu_count(), "load_average_before": [round(x, 2) for x in load_before],
+                    "load_average_after": [round(x, 2) for x in os.getloadavg()]},
+        "query": QUERY,
+        "results": {str(n): r for n, r in results.items()},
+        "ratios": ratios(results),
+    }
+    print(json.dumps(report, indent=2))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Literal
 
 Severity = Literal["error", "warning", "info"]
@@ -26,7 +26,8 @@ class Finding:
         return self.code.split(".", 1)[0]
 
     def as_row(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"code": self.code, "severity": self.severity, "record": self.record, "field": self.field,
+                "message": self.message, "waived": self.waived, "waiver_reason": self.waiver_reason}
 
     def sort_key(self) -> tuple[int, str, str, str, str]:
         """A total order (the same findings sort the same however the checks ran)."""

@@ -42,6 +42,8 @@ class CachedState:
 
     meta: dict[str, str]
     files: dict[str, FileStat]
+    loaded: dict[str, tuple[str | None, str | None, int | None, str | None, str | None]]
+    """Per file: record id and kind, or the load error's line, field and message."""
 
     @property
     def folders(self) -> list[str]:
@@ -118,7 +120,7 @@ def open_index(ledger_dir: Path | str | None = None, *, cache: bool = True, rebu
         status = refresh(root, db, state, files, started, code)
     except OSError as exc:  # e.g. a read-only ledger folder: answer without keeping a cache
         return _uncached(root, f"built without cache ({CACHE_DIR}/ not writable: {exc.strerror or exc})")
-    fresh, con = open_state(db, root, code)
+    fresh, con = open_state(db, root, code, with_files=False)
     if fresh is None or con is None:
         return _uncached(root, "built without cache (the cache just written could not be read back)")
     return Index(con, root, status, int(fresh.meta["records_checked"]))
@@ -132,7 +134,8 @@ def is_current(root: Path, state: CachedState, files: dict[str, FileStat]) -> bo
     return hashed == state.meta["hashed_digests"] and others_digest(root, state.skipped()) == state.meta["others"]
 
 
-def open_state(db: Path, root: Path, code: str) -> tuple[CachedState | None, duckdb.DuckDBPyConnection | None]:
+def open_state(db: Path, root: Path, code: str, *,
+               with_files: bool = True) -> tuple[CachedState | None, duckdb.DuckDBPyConnection | None]:
     """The cache's state and a read-only connection to it; ``(None, None)`` when it is missing, unreadable or
     not made by this code for this ledger."""
     if not db.is_file():
@@ -141,24 +144,26 @@ def open_state(db: Path, root: Path, code: str) -> tuple[CachedState | None, duc
         con = duckdb.connect(str(db), read_only=True)
     except duckdb.Error:
         return None, None
-    state = _read_state(con, root, code)
+    state = _read_state(con, root, code, with_files)
     if state is None:
         con.close()
         return None, None
     return state, con
 
 
-def _read_state(con: duckdb.DuckDBPyConnection, root: Path, code: str) -> CachedState | None:
+def _read_state(con: duckdb.DuckDBPyConnection, root: Path, code: str, with_files: bool) -> CachedState | None:
     try:
         meta = dict(con.execute("SELECT key, value FROM _cache_meta").fetchall())
         if meta.get("code") != code or meta.get("root") != str(root):
             return None
-        rows = con.execute("SELECT path, sha256, size, mtime_ns, ctime_ns, ino, racy FROM _cache_files").fetchall()
+        query = ("SELECT path, sha256, size, mtime_ns, ctime_ns, ino, racy, record_id, kind, err_line, err_field, "
+                 "err_message FROM _cache_files")
+        rows = con.execute(query if with_files else f"{query} LIMIT 0").fetchall()
         json.loads(meta["folders"]), json.loads(meta["hashed_files"]), int(meta["records_checked"])
         meta["others"], meta["hashed_digests"]
     except (duckdb.Error, KeyError, ValueError, TypeError):
         return None
-    return CachedState(meta, {r[0]: FileStat(*r) for r in rows})
+    return CachedState(meta, {r[0]: FileStat(*r[:7]) for r in rows}, {r[0]: r[7:] for r in rows})
 
 
 def _uncached(root: Path, status: str) -> Index:

@@ -99,6 +99,12 @@ def run_checks(ledger: Ledger) -> CheckResults:
     return results
 
 
+def waiver_keys(root: Path) -> set[tuple[str, str]]:
+    """``(code, record)`` of every waiver: a finding with no such pair is never waived."""
+    waivers, _ = load_waivers(root)
+    return {(w.code, w.record) for w in waivers}
+
+
 def finish(root: Path, findings: Iterable[Finding], records_checked: int) -> AuditReport:
     """Apply the ledger's waivers and make the report."""
     waivers, problems = load_waivers(root)
@@ -110,4 +116,4 @@ def _module(check: Check) -> Any:
 
 
 __all__ = ["SCOPES", "WAIVERS_FILE", "CheckResults", "checks_of", "file_findings", "finish", "record_facts",
-           "record_findings", "run_checks", "scope_of", "split_findings"]
+           "record_findings", "run_checks", "scope_of", "split_findings", "waiver_keys"]

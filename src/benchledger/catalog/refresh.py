@@ -55,7 +55,8 @@ FILE_COLUMNS: Columns = {
 }
 LOCAL_COLUMNS: Columns = {"record": "VARCHAR", "code": "VARCHAR", "severity": "VARCHAR", "field": "VARCHAR",
                           "message": "VARCHAR"}
-FACT_COLUMNS: Columns = {"check_name": "VARCHAR", "record": "VARCHAR", "facts": "VARCHAR"}
+FACT_COLUMNS: Columns = {"check_name": "VARCHAR", "facts": "VARCHAR"}
+"""One row per ``split`` check: its facts of every record, as one JSON object keyed by record id."""
 META_COLUMNS: Columns = {"key": "VARCHAR", "value": "VARCHAR"}
 
 
@@ -159,7 +160,7 @@ def _update(root: Path, tmp: Path, db: Path, state: CachedState, files: dict[str
     shutil.copyfile(db, tmp)
     con = duckdb.connect(str(tmp))
     try:
-        old = _entries(con)
+        old = {rel: Entry(stat, *_loaded(state.loaded[rel])) for rel, stat in state.files.items()}
         changed = [rel for rel, stat in files.items() if rel not in old or old[rel].stat.sha256 != stat.sha256]
         removed = [rel for rel in old if rel not in files]
         if any(rel.split("/", 1)[0] != BENCHMARK_FOLDER for rel in (*changed, *removed)):
@@ -200,18 +201,32 @@ def _apply(con: duckdb.DuckDBPyConnection, root: Path, entries: dict[str, Entry]
     ids = set(parsed.records)
     _replace(con, "_cache_findings", "record", dirty, _local_rows(checking.record_findings(context, ids)),
              LOCAL_COLUMNS)
-    _replace(con, "_cache_facts", "record", dirty, _fact_rows(checking.record_facts(context, ids)), FACT_COLUMNS)
-    facts: dict[str, dict[str, Any]] = {}
-    for check_name, record, text in con.execute("SELECT check_name, record, facts FROM _cache_facts").fetchall():
-        facts.setdefault(check_name, {})[record] = json.loads(text)
+    facts: dict[str, dict[str, Any]] = {name: json.loads(text) for name, text in
+                                        con.execute("SELECT check_name, facts FROM _cache_facts").fetchall()}
+    fresh = checking.record_facts(context, ids)
+    for check_name in {*facts, *fresh}:
+        by_record = facts.setdefault(check_name, {})
+        for record_id in dirty:
+            by_record.pop(record_id, None)
+        by_record.update(fresh.get(check_name, {}))
+    con.execute("DELETE FROM _cache_facts")
+    insert_rows(con, "_cache_facts", FACT_COLUMNS, _fact_rows(facts))
     kinds = {e.record_id: e.kind for e in entries.values() if e.record_id and e.kind}
     skeleton = Ledger(root=root, errors=[RecordError(root / e.stat.path, *e.error) for e in entries.values()
                                          if e.error is not None])
+    # cached findings no waiver names go in as they are; the rest pass through the waivers (audit.waivers)
+    keys = sorted(checking.waiver_keys(root))
+    waivable = ("EXISTS (SELECT 1 FROM (SELECT unnest(?::VARCHAR[]) AS code, unnest(?::VARCHAR[]) AS record) w "
+                "WHERE w.code = f.code AND w.record = f.record)")
+    params = [[k[0] for k in keys], [k[1] for k in keys]]
+    con.execute("DELETE FROM t_findings")
+    con.execute("INSERT INTO t_findings SELECT code, severity, record, field, message, false, NULL "
+                f"FROM _cache_findings f WHERE NOT {waivable}", params)
     local = [Finding(code, severity, record, field, message) for record, code, severity, field, message in
-             con.execute("SELECT record, code, severity, field, message FROM _cache_findings").fetchall()]
+             con.execute(f"SELECT record, code, severity, field, message FROM _cache_findings f WHERE {waivable}",
+                         params).fetchall()]
     findings = [*local, *checking.split_findings(facts, kinds), *checking.file_findings(skeleton)]
     report = checking.finish(root, findings, len(kinds) + len(skeleton.errors))
-    con.execute("DELETE FROM t_findings")
     insert_rows(con, "t_findings", FINDING_COLUMNS, (f.as_row() for f in report.findings))
     return report
 
@@ -245,14 +260,10 @@ def _load(root: Path, rel: str, stat: FileStat, ledger: Ledger) -> Entry:
     return Entry(stat, record.id, record.kind)
 
 
-def _entries(con: duckdb.DuckDBPyConnection) -> dict[str, Entry]:
-    rows = con.execute("SELECT path, sha256, size, mtime_ns, ctime_ns, ino, racy, record_id, kind, err_line, "
-                       "err_field, err_message FROM _cache_files").fetchall()
-    out = {}
-    for r in rows:
-        error = (r[9], r[10], r[11]) if r[11] is not None else None
-        out[r[0]] = Entry(FileStat(*r[:7]), r[7], r[8], error)
-    return out
+def _loaded(row: tuple[str | None, str | None, int | None, str | None, str | None]
+            ) -> tuple[str | None, str | None, tuple[int | None, str, str] | None]:
+    record_id, kind, line, field, message = row
+    return record_id, kind, (line, field or "", message) if message is not None else None
 
 
 def _rest(entry: Entry) -> tuple[str | None, str | None, tuple[int | None, str, str] | None]:
@@ -288,8 +299,7 @@ def _local_rows(local: dict[str, list[Finding]]) -> Iterator[Row]:
 
 def _fact_rows(facts: dict[str, dict[str, Any]]) -> Iterator[Row]:
     for check_name, by_record in facts.items():
-        for record, value in by_record.items():
-            yield {"check_name": check_name, "record": record, "facts": json.dumps(value, sort_keys=True)}
+        yield {"check_name": check_name, "facts": json.dumps(by_record, separators=(",", ":"))}
 
 
 def _meta_rows(root: Path, code: str, report: AuditReport, inputs: _Inputs) -> list[Row]:

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchledger.ledger.location import record_files
+from benchledger.ledger.location import record_names
 
 RACY_NS = 2_000_000_000
 
@@ -39,6 +39,11 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _hash_file(path: str) -> str:
+    with open(path, "rb") as handle:
+        return sha256_bytes(handle.read())
+
+
 def stat_entry(rel: str, st: os.stat_result, sha: str, started_ns: int) -> FileStat:
     racy = max(st.st_mtime_ns, st.st_ctime_ns) >= started_ns - RACY_NS
     return FileStat(rel, sha, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, racy)
@@ -47,12 +52,14 @@ def stat_entry(rel: str, st: os.stat_result, sha: str, started_ns: int) -> FileS
 def scan_files(root: Path, folders: list[str], known: dict[str, FileStat], started_ns: int) -> dict[str, FileStat]:
     """Every record file (in ``record_files`` order) with its hash; ``known`` entries spare re-hashing."""
     out: dict[str, FileStat] = {}
-    for path in record_files(root, folders):
-        rel = path.relative_to(root).as_posix()
+    base = str(root)
+    for folder, name in record_names(root, folders):
+        rel = f"{folder}/{name}"
+        path = f"{base}/{rel}"
         try:
-            st = path.stat()
+            st = os.stat(path)  # noqa: PTH116 - a str path: this loop runs once per record file
             cached = known.get(rel)
-            sha = cached.sha256 if cached is not None and cached.same_stat(st) else sha256_bytes(path.read_bytes())
+            sha = cached.sha256 if cached is not None and cached.same_stat(st) else _hash_file(path)
         except FileNotFoundError:  # removed while scanning: it is not part of this state
             continue
         out[rel] = stat_entry(rel, st, sha, started_ns)

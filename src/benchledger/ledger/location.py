@@ -38,12 +38,28 @@ def resolve_ledger_dir(path: Path | str | None) -> Path:
 
 def record_files(root: Path, folders: Iterable[str]) -> list[Path]:
     """Every record file under these kind folders of a ledger, sorted by folder then name."""
-    files: list[Path] = []
+    return [root / folder / name for folder, name in record_names(root, folders)]
+
+
+def record_names(root: Path, folders: Iterable[str]) -> list[tuple[str, str]]:
+    """``(folder, file name)`` of every record file, in ``record_files`` order (non-hidden regular files)."""
+    names: list[tuple[str, str]] = []
     for folder in sorted(folders):
-        directory = root / folder
-        if directory.is_dir():
-            files.extend(sorted(p for p in directory.iterdir() if p.is_file() and not p.name.startswith(".")))
-    return files
+        try:
+            with os.scandir(root / folder) as entries:
+                found = sorted(e.name for e in entries if not e.name.startswith(".") and e.is_file())
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        names.extend((folder, name) for name in found)
+    return names
 
 
-__all__ = ["CACHE_FOLDER", "ENV_VAR", "bundled_ledger_dir", "default_ledger_dir", "record_files", "resolve_ledger_dir"]
+__all__ = [
+    "CACHE_FOLDER",
+    "ENV_VAR",
+    "bundled_ledger_dir",
+    "default_ledger_dir",
+    "record_files",
+    "record_names",
+    "resolve_ledger_dir",
+]
