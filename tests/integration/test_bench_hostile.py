@@ -126,3 +126,16 @@ def test_a_non_prometheus_metrics_body_is_a_note(tmp_path: Path) -> None:
     s = session.outputs[0]["summaries"]["spec"]
     assert s["completed"] == 4 and s["spec_decode_acceptance_rate"] is None
     assert any(n.startswith("metrics unusable: not Prometheus text exposition") for n in s["notes"])
+
+
+def test_a_harness_fault_mid_point_still_writes_every_summary(tmp_path: Path) -> None:
+    (tmp_path / "out" / "base" / "metrics-after.prom").mkdir(parents=True)  # the scrape cannot be saved there
+    with FakeServer(FakeConfig(ttft=0.002, step=0.001)) as srv:
+        session = run_session(config(tmp_path, [ArmSpec("base", srv.url), ArmSpec("spec", srv.url)]))
+    for arm in ("base", "spec"):
+        summary = json.loads((tmp_path / "out" / arm / "summary.json").read_text())
+        assert summary["completed"] == 4 and summary["stopped_by"] == "error" and summary["complete"] is False
+        assert any(w.startswith("run error: the point ended early on a harness error (IsADirectoryError")
+                   for w in summary["warnings"])
+    assert (tmp_path / "out" / "comparison.json").exists()
+    assert len(session.problems()) == 2

@@ -115,6 +115,9 @@ def summarize_arm(result: PointResult, config: RunConfig, arm_name: str) -> Summ
         ignore_eos=config.request.ignore_eos,
         synthetic_prompts=config.synthetic,
     )
+    if result.error is not None:
+        warnings.append(f"run error: the point ended early on a harness error ({result.error}); what was measured "
+                        "is kept")
     if facts["reset"] is not None:
         warnings.append(f"counter reset: {facts['reset']} — this window's acceptance is invalid and not reported")
     overhead = client_overhead(records, result.loop_lag)
@@ -133,7 +136,7 @@ def summarize_arm(result: PointResult, config: RunConfig, arm_name: str) -> Summ
         speculative={"method": arm.spec_method, "k": arm.spec_k} if arm.speculative else None,
         warmup_requests=sum(1 for r in result.records[arm_name] if r.phase == "warmup"),
         errors_by_reason=errors,
-        complete=result.stopped_by != "interrupted" and not any(not r.ok for r in typed)
+        complete=result.stopped_by not in ("interrupted", "error") and not any(not r.ok for r in typed)
         and len(result.complete_rounds[arm_name]) > 0,
         stopped_by=result.stopped_by,
         complete_rounds=sorted(result.complete_rounds[arm_name]),

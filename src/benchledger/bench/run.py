@@ -128,6 +128,8 @@ class PointResult:
     scrapes: dict[str, tuple[str | None, str | None]]
     loop_lag: list[tuple[float, float]] = field(default_factory=list)
     """Event-loop lag samples ``(t, lag)`` in seconds over the whole point (``bench.looplag``)."""
+    error: str | None = None
+    """Why the point ended early on a harness error (``stopped_by: "error"``); what it measured is kept."""
 
 
 class Runner:
@@ -306,6 +308,7 @@ class Runner:
         recorder = asyncio.ensure_future(self._recorder(self._finished))
         gc.collect()
         gc.freeze()  # what exists now (config, prompts) is never scanned during the point (as vLLM bench serve)
+        error: str | None = None
         try:
             warm_idx = [cfg.num_prompts + i for i in range(cfg.warmup)]
             for arm in cfg.arms:
@@ -341,6 +344,9 @@ class Runner:
                 for tag, text in (("before", before[arm.name]), ("after", after[arm.name])):
                     if text is not None:
                         write_text(folder / arm.name / f"metrics-{tag}.prom", text)
+        except Exception as exc:  # a harness fault (disk full, a bug): keep what was measured, say why it ended
+            error = f"{type(exc).__name__}: {exc}"
+            stopped_by = "error"
         finally:
             await self._finished.join()
             recorder.cancel()
@@ -357,7 +363,7 @@ class Runner:
             stopped_by = "interrupted"
         for name, warm_records in warm.items():
             records[name] = warm_records + records[name]
-        return PointResult(point, folder, records, complete, stopped_by, scrapes, lag.samples)
+        return PointResult(point, folder, records, complete, stopped_by, scrapes, lag.samples, error)
 
     async def run(self) -> list[PointResult]:
         """All load points in order; returns what each measured (also written under ``out``)."""
@@ -366,6 +372,8 @@ class Runner:
             if self.stopping:
                 break
             results.append(await self.run_point(point))
+            if results[-1].error is not None:
+                break
         return results
 
 

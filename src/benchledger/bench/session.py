@@ -63,7 +63,9 @@ class SessionResult:
         out = []
         for point, s in self.summaries():
             rate = s.error_rate
-            if s.completed == 0:
+            if s.stopped_by == "error":
+                why = next((w for w in s.warnings if w.startswith("run error")), "run error")
+            elif s.completed == 0:
                 why = "no completed request"
             elif rate is not None and rate > max_error_rate:
                 why = f"error rate {rate:.1%} > --max-error-rate {max_error_rate:.1%}"
