@@ -4,8 +4,9 @@
      ├── RecordError                 a record file is malformed: path, line, field, what was expected
      ├── LedgerError                 a ledger folder is unusable (missing, wrong layout, unknown id)
      ├── ImportFormatError           a foreign file cannot be imported (file, key, what was expected)
-     └── BenchError                  a benchmark run cannot start or continue
-          └── BenchInterrupted       a signal (SIGINT/SIGTERM) stopped a session before it measured anything
+     ├── BenchError                  a benchmark run cannot start or continue
+     │    └── BenchInterrupted       a signal (SIGINT/SIGTERM) stopped a session before it measured anything
+     └── SweepError                  a sweep file is invalid or a sweep folder cannot be used as asked
 
 The CLI turns any of these into one clear line (no traceback unless ``--debug``).
 """
@@ -50,3 +51,7 @@ class BenchError(BenchledgerError):
 
 class BenchInterrupted(BenchError):
     """A signal stopped a session before its run started; the CLI exits 130."""
+
+
+class SweepError(BenchledgerError):
+    """A sweep file is invalid, or a sweep folder cannot be used as asked."""

@@ -17,7 +17,7 @@ from typer.core import TyperGroup
 
 from benchledger.errors import BenchledgerError
 
-COMMAND_MODULES: tuple[str, ...] = ("ledger", "bench", "model", "site", "imports")
+COMMAND_MODULES: tuple[str, ...] = ("ledger", "bench", "model", "site", "imports", "sweep")
 ERROR_EXIT = 2
 
 
