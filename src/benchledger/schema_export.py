@@ -1,5 +1,7 @@
 """Generate the committed JSON Schema files (``schemas/<kind>.schema.json``) from the pydantic models.
 
+Also ``schemas/sweep.schema.json``, the sweep file (``benchledger.sweep.spec.SweepFile``).
+
 Run ``python -m benchledger.schema_export`` after changing ``benchledger.schema``; a test fails when stale.
 """
 
@@ -24,7 +26,16 @@ def render_schemas() -> dict[str, str]:
         schema["description"] = (schema.get("description") or "") + (
             "\n\nYAML front matter of a ledger file; the Markdown after the front matter is the record's body.")
         out[f"{kind}.schema.json"] = json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    out["sweep.schema.json"] = _sweep_schema()
     return out
+
+
+def _sweep_schema() -> str:
+    from benchledger.sweep.spec import SWEEP_SCHEMA_VERSION, SweepFile
+
+    schema = SweepFile.model_json_schema(mode="validation")
+    schema["$id"] = f"https://benchledger.dev/schemas/sweep/v{SWEEP_SCHEMA_VERSION}/sweep.schema.json"
+    return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def write_schemas(directory: Path = SCHEMAS_DIR) -> list[Path]:

@@ -24,7 +24,8 @@ Check it with `benchledger audit --ledger .`; query it with `benchledger query -
 
 
 def init_ledger(target: Path | str, *, with_reference: bool = False) -> Path:
-    """Create the folder layout; with ``with_reference`` copy the bundled reference records and their sources."""
+    """Create the folder layout; with ``with_reference`` copy the bundled reference records, their sources and
+    the run data their measured numbers cite."""
     root = Path(target)
     if root.exists() and any(root.iterdir()):
         raise LedgerError(f"{root}: folder exists and is not empty")
@@ -44,12 +45,21 @@ def init_ledger(target: Path | str, *, with_reference: bool = False) -> Path:
 def _copy_reference(source_root: Path, root: Path) -> None:
     bundled = Ledger.load(source_root)
     needed_sources: set[str] = set()
+    needed_runs: set[str] = set()
     for record in bundled:
         if record.kind in REFERENCE_KINDS:
             shutil.copy2(bundled.paths[record.id], root / KIND_FOLDERS[record.kind] / bundled.paths[record.id].name)
             needed_sources.update(record.sources)
             for ref in _cited_sources(record):
                 needed_sources.add(ref)
+            needed_runs.update(run for _, item in walk_evidence(record) if (run := getattr(item, "run", None)))
+    for run in sorted(needed_runs):  # measured reference numbers (e.g. a model read back from its file)
+        src, dest = source_root / run, root / run
+        if src.is_file() and not dest.exists():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest)
+        elif src.is_dir() and not dest.exists():
+            shutil.copytree(src, dest)
     for source_id in sorted(needed_sources):
         if source_id in bundled.paths:
             shutil.copy2(bundled.paths[source_id], root / KIND_FOLDERS["source"] / bundled.paths[source_id].name)

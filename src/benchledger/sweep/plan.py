@@ -226,6 +226,8 @@ def build_plan(sweep: SweepFile, sweep_dir: str) -> Plan:
     """Cells, groups and client points of a sweep (validates placeholders and pairing)."""
     combos = combinations(sweep)
     axis = sweep.pairing.axis
+    for value in {c[axis] for c in combos if axis in c}:
+        parse_spec(value, sweep.pairing.baseline)
     names = list(combos[0])
     varying = [n for n in names if len({c[n] for c in combos}) > 1]
     group_axes = [n for n in names if n != axis]
