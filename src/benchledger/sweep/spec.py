@@ -132,7 +132,7 @@ class Pairing(_Strict):
 class SweepFile(_Strict):
     """A whole sweep: servers × matrix → cells, each running the client grid; cells paired into experiments."""
 
-    schema_version: Literal[1] = SWEEP_SCHEMA_VERSION
+    schema_version: Literal[1] = 1
     name: str = Field(pattern=SLUG_PATTERN, description="Slug; prefixes record ids.")
     description: str = ""
     vars: dict[str, str] = Field(default_factory=dict, description="Placeholders for commands (may use the "

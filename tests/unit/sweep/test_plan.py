@@ -137,3 +137,10 @@ def test_file_errors_name_the_file_and_field(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump({**base_file(), "colour": 1}), encoding="utf-8")
     with pytest.raises(SweepError, match="colour: Extra inputs are not permitted"):
         load_sweep(path)
+
+
+def test_readme_sweep_file_is_the_demo() -> None:
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Sweeps", 1)[1].split("```yaml", 1)[1].split("```", 1)[0]
+    shown, demo = plan_of(yaml.safe_load(block)), plan_of(yaml.safe_load(DEMO))
+    assert [(c.name, c.key) for c in shown.cells] == [(c.name, c.key) for c in demo.cells]

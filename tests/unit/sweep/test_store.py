@@ -78,7 +78,6 @@ def test_read_plan_of_a_non_sweep_folder_says_so(tmp_path: Path) -> None:
 
 
 def test_local_alive_tells_a_live_process_from_a_dead_one(tmp_path: Path) -> None:
-    import os
     import subprocess
     import sys
 
@@ -89,5 +88,5 @@ def test_local_alive_tells_a_live_process_from_a_dead_one(tmp_path: Path) -> Non
     proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
                           check=True)
     dead = me.model_copy(update={"pid": int(proc.stdout), "pid_start": None})
-    assert local_alive(dead) is False or os.path.exists(f"/proc/{dead.pid}")  # pid reused: alive is honest
+    assert local_alive(dead) is False or Path(f"/proc/{dead.pid}").exists()  # pid reused: alive is honest
     assert local_alive(me.model_copy(update={"host": "elsewhere"})) is None
