@@ -7,6 +7,7 @@
      ├── BenchError                  a benchmark run cannot start or continue
      │    └── BenchInterrupted       a signal (SIGINT/SIGTERM) stopped a session before it measured anything
      └── SweepError                  a sweep file is invalid or a sweep folder cannot be used as asked
+          └── SweepInterrupted       a signal stopped a sweep; the group running is not committed
 
 The CLI turns any of these into one clear line (no traceback unless ``--debug``).
 """
@@ -55,3 +56,7 @@ class BenchInterrupted(BenchError):
 
 class SweepError(BenchledgerError):
     """A sweep file is invalid, or a sweep folder cannot be used as asked."""
+
+
+class SweepInterrupted(SweepError):
+    """A signal (SIGINT/SIGTERM) stopped a sweep; the group running is not committed (the CLI exits 130)."""

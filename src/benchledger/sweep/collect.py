@@ -9,8 +9,6 @@ recorded.
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,7 +43,8 @@ def record_id(manifest: GroupManifest) -> str:
     return slug(f"sweep-{manifest.sweep}-{manifest.group.label}-{manifest.attempt}")
 
 
-def _copy_run(src: Path, dest: Path, manifest: GroupManifest) -> None:
+def _copy_run(src: Path, ledger: Path, rid: str, manifest: GroupManifest) -> Path:
+    dest = ledger / "runs" / rid
     if dest.exists():
         try:
             there = json.loads((dest / MANIFEST_FILE).read_text(encoding="utf-8")).get("attempt")
@@ -53,14 +52,8 @@ def _copy_run(src: Path, dest: Path, manifest: GroupManifest) -> None:
             there = None
         if there != manifest.attempt:
             raise SweepError(f"{dest} exists and does not hold attempt {manifest.attempt}; nothing written")
-        return
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
-    try:
-        shutil.copytree(src, tmp / "data")
-        (tmp / "data").rename(dest)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        return dest
+    return harness.place_run(src, ledger, rid)
 
 
 def _body(m: GroupManifest) -> str:
@@ -77,8 +70,7 @@ def build(sweep: SweepDir, group: Group, ledger: Path) -> tuple[str, Any]:
     """The record of one committed group (its run data copied into the ledger first)."""
     m = sweep.manifest(group)
     rid = record_id(m)
-    dest = ledger / "runs" / rid
-    _copy_run(sweep.committed(group), dest, m)
+    dest = _copy_run(sweep.committed(group), ledger, rid, m)
     plan_client = harness_client(m)
     spec = {c.name: (c.spec_method, c.spec_k) for c in m.cells}
     baseline = m.cells[0].name

@@ -20,16 +20,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from benchledger.errors import BenchledgerError, SweepError
+from benchledger.errors import BenchledgerError, SweepError, SweepInterrupted
 from benchledger.sweep import harness
 from benchledger.sweep.plan import Cell, ClientPoint, Group, Plan, cell_config
 from benchledger.sweep.store import CellManifest, EngineRun, GroupManifest, SessionRun, SweepDir, utc_now
 
 ProgressFn = harness.ProgressFn
-
-
-class SweepInterrupted(SweepError):
-    """A signal stopped the sweep; the running group is not committed."""
 
 
 def runtime_values(plan: Plan, out: Path) -> dict[str, str]:
@@ -155,6 +151,7 @@ def _run(sweep: SweepDir, plan: Plan, group: Group, folder: Path, owner: Any,
                     emit({"type": "engine", "group": group.folder, "cell": cell.name, "block": block})
                     engine = harness.start_engine(cell.name, command, env, port, folder / block,
                                                   template.ready_timeout_s)
+                    _rearm()
                     started.append(engine)
                     engines.append(EngineRun(cell=cell.name, block=block, command=engine.command, **engine.info))
                 for inp, outp in grid:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchledger.errors import SweepError
+from benchledger.errors import SweepError, SweepInterrupted
 from benchledger.sweep.plan import ClientPoint
 from benchledger.sweep.spec import ClientGrid
 
@@ -36,7 +36,10 @@ class Engine:
                 "log": h.log_path.name}
 
     def stop(self) -> None:
+        from benchledger.bench.redact import launch_secrets, redact_file
+
         self.handle.stop()
+        redact_file(self.handle.log_path, launch_secrets(self.handle.command))
 
 
 def free_port() -> int:
@@ -46,14 +49,52 @@ def free_port() -> int:
 
 
 def start_engine(cell: str, command: str, env: dict[str, str], port: int, log_dir: Path, timeout: float) -> Engine:
-    """Start one server (``env`` goes in front as ``env K=V …`` so the recorded command is complete)."""
+    """Start one server (``env`` goes in front as ``env K=V …`` so the recorded command is complete).
+
+    SIGINT/SIGTERM while it starts cancel the wait (the harness stops the engine) and raise ``SweepInterrupted``;
+    the caller re-arms its own signal handlers afterwards.
+    """
     from benchledger.bench.launch import launch
+    from benchledger.bench.redact import launch_secrets, redact
 
     if env:
         command = "env " + " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(env.items())) + " " + command
     url = f"http://127.0.0.1:{port}"
-    handle = launch(cell, command, url, log_dir, timeout=timeout)
-    return Engine(cell=cell, url=url, command=command, handle=handle)
+    handle = _cancellable(launch(cell, command, url, log_dir, timeout=timeout))
+    return Engine(cell=cell, url=url, command=redact(command, launch_secrets(command)), handle=handle)
+
+
+def _cancellable(coro: Any) -> Any:
+    """Run ``coro`` with SIGINT/SIGTERM cancelling it (the harness cleans up on cancel) → ``SweepInterrupted``."""
+    import asyncio
+    import contextlib
+    import signal
+
+    async def main() -> Any:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        received: list[int] = []
+
+        def on(sig: int) -> None:
+            received.append(sig)
+            if task is not None:
+                task.cancel()
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, on, sig)
+        try:
+            return await coro
+        except asyncio.CancelledError:
+            if received:
+                raise SweepInterrupted(f"stopped by signal {signal.Signals(received[0]).name}") from None
+            raise
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                    loop.remove_signal_handler(sig)
+
+    return asyncio.run(main())
 
 
 @dataclass
@@ -68,11 +109,16 @@ class SessionOutcome:
 
 def run_block(arms: list[tuple[str, str, str | None, int | None]], points: list[ClientPoint], client: ClientGrid,
               served_model: str | None, sweep_dir: Path, out: Path, progress: ProgressFn | None) -> SessionOutcome:
-    """One session: ``arms`` = (cell name, url, spec method, spec k), baseline first; one input × output size."""
+    """One session: ``arms`` = (cell name, url, spec method, spec k), baseline first; one input × output size.
+
+    A signal raises ``SweepInterrupted`` (before the run) or returns ``interrupted``; a run the harness says must not
+    pass as a measurement (an arm with no completed request, too many errors) raises ``SweepError``.
+    """
     from benchledger.bench.load import LoadPoint
     from benchledger.bench.run import ArmSpec, RunConfig
     from benchledger.bench.session import run_session
     from benchledger.bench.workload import RequestSpec, load_prompt_file, synthetic_prompts
+    from benchledger.errors import BenchInterrupted
 
     first = points[0]
     specs = [ArmSpec(name=name, url=url, spec_method=method, spec_k=k) for name, url, method, k in arms]
@@ -86,15 +132,22 @@ def run_block(arms: list[tuple[str, str, str | None, int | None]], points: list[
                        round_size=client.round_size, seed=client.seed, synthetic=client.prompts == "synthetic")
     if client.prompts == "synthetic":
         size = first.input_tokens
-        config.prompt_builder = lambda url: synthetic_prompts(total, size, url, served_model, client.seed)
+        config.prompt_builder = lambda url, aux: synthetic_prompts(total, size, url, served_model, client.seed, aux)
     else:
         path = Path(client.prompts)
         config.prompts = load_prompt_file(path if path.is_absolute() else sweep_dir / path)
-    result = run_session(config, progress)
+    try:
+        result = run_session(config, progress)
+    except BenchInterrupted as exc:
+        raise SweepInterrupted(str(exc)) from None
+    interrupted = result.interrupted or len(result.points) < len(loads)
+    problems = [] if interrupted else result.problems()
+    if problems:
+        raise SweepError("not a measurement: " + "; ".join(problems))
     folders = {o["comparison"]["load_point"]: p.folder for o, p in zip(result.outputs, result.points, strict=True)}
     return SessionOutcome(point_folders=folders, prompt_input_tokens=[p.input_tokens for p in config.prompts],
                           prompt_source=sorted({p.input_tokens_source for p in config.prompts}),
-                          interrupted=result.interrupted or len(result.points) < len(loads))
+                          interrupted=interrupted)
 
 
 def requests_digest(folder: Path) -> tuple[str, str] | None:
@@ -208,7 +261,7 @@ def build_group_record(sessions: list[RecordSession], client: ClientGrid, served
                            synthetic=client.prompts == "synthetic")
         results = [PointResult(point=load, folder=s.point_folders[load.label], records={}, complete_rounds={},
                                stopped_by="", scrapes={}) for load in loads]
-        summaries = [{n: _read_json(r.folder / n / "summary.json") for n, _, _ in s.arms} for r in results]
+        summaries = [{n: _read_summary(r.folder / n / "summary.json") for n, _, _ in s.arms} for r in results]
         record = build_record(config, results, summaries, target)
         multi = len(loads) > 1
         for arm, (load_result, (_cell, method, _k)) in zip(
@@ -233,16 +286,20 @@ def build_group_record(sessions: list[RecordSession], client: ClientGrid, served
     return merged
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    import json
+def _read_summary(path: Path) -> Any:
+    from benchledger.bench.rundata import Summary
 
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return Summary.model_validate_json(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise SweepError(f"{path}: unreadable summary: {exc}") from None
-    if not isinstance(data, dict):
-        raise SweepError(f"{path}: expected a JSON object")
-    return data
+
+
+def place_run(src: Path, ledger_root: Path, record_id: str) -> Path:
+    """Copy a committed group folder to ``<ledger>/runs/<record_id>`` atomically (refuses an existing one)."""
+    from benchledger.bench.record import place_run_folder
+
+    return place_run_folder(src, ledger_root, record_id)
 
 
 __all__ = [
@@ -254,6 +311,7 @@ __all__ = [
     "check_demo_ids",
     "ensure_demo_references",
     "free_port",
+    "place_run",
     "requests_digest",
     "run_block",
     "start_engine",
