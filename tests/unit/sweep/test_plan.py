@@ -144,3 +144,10 @@ def test_readme_sweep_file_is_the_demo() -> None:
     block = readme.split("## Sweeps", 1)[1].split("```yaml", 1)[1].split("```", 1)[0]
     shown, demo = plan_of(yaml.safe_load(block)), plan_of(yaml.safe_load(DEMO))
     assert [(c.name, c.key) for c in shown.cells] == [(c.name, c.key) for c in demo.cells]
+
+
+def test_sweep_names_use_the_ledger_slug_pattern() -> None:
+    from benchledger.schema.provenance import SLUG_PATTERN as LEDGER
+    from benchledger.sweep.spec import SLUG_PATTERN
+
+    assert SLUG_PATTERN == LEDGER
