@@ -172,7 +172,7 @@ def write_demo_models(folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".models-", dir=folder))
     try:
-        pair = write_target_and_draft(tmp, shape=DEMO_SWEEP_SHAPE(), deep_scale=DEMO_DEEP_SCALE)
+        pair = write_target_and_draft(tmp, shape=demo_sweep_shape(), deep_scale=DEMO_DEEP_SCALE)
         for src, dest in ((pair.target, targets[0]), (pair.draft, targets[1])):
             Path(src).replace(dest)
     finally:
@@ -180,7 +180,7 @@ def write_demo_models(folder: Path) -> list[Path]:
     return targets
 
 
-def DEMO_SWEEP_SHAPE() -> Any:
+def demo_sweep_shape() -> Any:
     """The demo sweep's model shape: small enough for a few requests per cell on two CPU cores."""
     from benchledger.bench.tinymodels import TinyModelShape
 
@@ -191,7 +191,7 @@ def ensure_demo_references(ledger: Path) -> list[str]:
     """Write the demo's reference records (model, engine, accelerator, format) when the ledger lacks them."""
     from benchledger.bench.demo import ensure_reference_records
 
-    return ensure_reference_records(ledger, DEMO_SWEEP_SHAPE())
+    return ensure_reference_records(ledger, demo_sweep_shape())
 
 
 DEMO_IDS = {"model": "tiny-llama-random", "engine": "llama-cpp", "accelerator": "cpu-host", "weights": "f32"}
@@ -278,6 +278,8 @@ def build_group_record(sessions: list[RecordSession], client: ClientGrid, served
                 arm.workload = WorkloadOverride.model_validate(fields)
         if merged is None:
             merged = record
+            if ids.get("kv_cache"):
+                merged.subject.kv_cache = ids["kv_cache"]
             if vary_sizes:
                 merged.workload.input_tokens = Unknown(unknown="unchecked", note="varies by arm (see each arm)")
                 merged.workload.output_tokens = Unknown(unknown="unchecked", note="varies by arm (see each arm)")
