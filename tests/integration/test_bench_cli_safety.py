@@ -230,3 +230,18 @@ def test_no_secret_reaches_the_run_or_the_ledger(ledger: Path, tmp_path: Path) -
     for secret in (key, launch_key, short_key, hf_token, auth):
         assert secret not in done.stdout + done.stderr
     assert "argv:" in (tmp_path / "o" / "engine-base.log").read_text()
+
+
+def test_sigint_during_warmup_writes_incomplete_summaries(tmp_path: Path) -> None:
+    out = tmp_path / "o" / "base" / "requests.jsonl"
+    with FakeServer(FakeConfig(ttft=0.01, step=0.02)) as srv:
+        proc = start("--base-url", srv.url, "--num-prompts", "5", "--out", str(tmp_path / "o"), "--json",
+                     "--warmup", "40")  # the last --warmup wins
+        _sigint_when(proc, lambda: out.exists() and len(out.read_text().splitlines()) >= 1, "a warmup request")
+        stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    records = [json.loads(x) for x in out.read_text().splitlines()]
+    assert records and all(r["phase"] == "warmup" for r in records)
+    summary = json.loads((tmp_path / "o" / "base" / "summary.json").read_text())
+    assert summary["complete"] is False and summary["stopped_by"] == "interrupted" and summary["completed"] == 0
+    assert strict_json(stdout)["interrupted"] is True
