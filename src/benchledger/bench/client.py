@@ -98,7 +98,7 @@ class _StreamProtocol(asyncio.Protocol):
         self.raw, self.done = raw, done
         self._parser = httptools.HttpResponseParser(self)
         self.in_body = False  # a final (non-1xx) response's header is complete
-        self.framed = False  # it has a Content-Length or a Transfer-Encoding (else it ends at EOF)
+        self.framed = False  # it has a Content-Length or chunked Transfer-Encoding (else it ends at EOF)
         self.keep_alive = True
         self.reusable = False
 
@@ -127,8 +127,11 @@ class _StreamProtocol(asyncio.Protocol):
         self.framed = False
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        if not self.in_body and name.lower() in (b"content-length", b"transfer-encoding"):
-            self.framed = True  # (headers after the body are chunk trailers: consumed, not used)
+        if self.in_body:  # headers after the body are chunk trailers: consumed, not used
+            return
+        name = name.lower()
+        if name == b"content-length" or (name == b"transfer-encoding" and b"chunked" in value.lower()):
+            self.framed = True
 
     def on_headers_complete(self) -> None:
         parser, raw = self._parser, self.raw

@@ -151,8 +151,10 @@ async def test_a_bad_size_line_fails_that_request_with_a_reason_and_the_run_goes
     assert peer.connections == 2  # the connection that carried the bad response is not reused
 
 
-async def test_a_body_that_ends_at_eof_is_complete_and_a_cut_chunked_one_is_not() -> None:
-    async with RawPeer([[b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + b"".join(EVENTS), CLOSE]]) as peer:
+@pytest.mark.parametrize("head", [b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n",
+                                  b"HTTP/1.1 200 OK\r\nTransfer-Encoding: identity\r\nConnection: close\r\n\r\n"])
+async def test_a_body_that_ends_at_eof_is_complete_and_a_cut_chunked_one_is_not(head: bytes) -> None:
+    async with RawPeer([[head + b"".join(EVENTS), CLOSE]]) as peer:
         whole = await fetch(peer.url)
     cut = sse_ok(*EVENTS)[:-12]
     async with RawPeer([[cut, CLOSE]]) as peer:
