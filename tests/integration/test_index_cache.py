@@ -242,3 +242,29 @@ def test_every_registered_check_declares_what_it_reads() -> None:
     from benchledger.catalog.checking import scope_of
 
     assert [name for name, check in CHECKS if scope_of(check) == "ledger"] == []
+
+
+def test_the_commands_answer_from_the_cache_and_see_every_change(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from benchledger.cli import app
+
+    root = make_ledger(tmp_path / "ledger")
+    runner = CliRunner()
+
+    def cli(*args: str) -> str:
+        result = runner.invoke(app, [*args, "--ledger", str(root)])
+        assert result.exit_code in (0, 1), result.output
+        return result.output
+
+    count = "SELECT count(*) AS n FROM benchmarks"
+    assert cli("query", count, "-f", "csv") == "n\n3\n"
+    first_audit = cli("audit")
+    assert cli("audit") == first_audit == cli("audit", "--full") == cli("audit", "--no-cache")
+    apply(root, "write", "new-one", "", 1.0)
+    assert cli("query", count, "-f", "csv") == "n\n4\n"
+    assert "new-one" in cli("show", "new-one")
+    apply(root, "delete", "new-one", "", 0.0)
+    assert cli("query", count, "-f", "csv", "--no-cache") == cli("query", count, "-f", "csv") == "n\n3\n"
+    gone = runner.invoke(app, ["show", "new-one", "--ledger", str(root)])
+    assert gone.exit_code == 2 and "no record with id 'new-one'" in gone.output

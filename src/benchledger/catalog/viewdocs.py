@@ -18,8 +18,11 @@ DOCS_PATH = Path(__file__).resolve().parents[3] / "docs" / "index.md"
 INTRO = (
     "# The DuckDB index\n\n"
     "`benchledger query`, `show`, `export`, `coverage` and the site read a DuckDB database built from the record "
-    "files (never committed; `benchledger query --db FILE` keeps a copy). Tables `t_*` are loaded from the files; "
-    "the views below are the public surface. SQL of the views: `src/benchledger/ledger/views/*.sql` and `src/benchledger/catalog/views/*.sql`.\n"
+    "files (never committed). The CLI keeps it in `<ledger>/.benchledger-cache/` and brings it up to date when "
+    "files change (`--no-cache` builds a fresh one in memory; `query --db FILE` builds one into FILE). Tables "
+    "`t_*` are loaded from the files; the views below are the public surface. SQL of the views: "
+    "`src/benchledger/ledger/views/*.sql` (the ledger's own) and `src/benchledger/catalog/views/*.sql` (over the "
+    "audit's findings and the physics model's efficiency).\n"
 )
 DESCRIPTIONS: dict[str, str] = {
     'efficiency': (
