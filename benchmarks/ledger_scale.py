@@ -66,7 +66,7 @@ def cli(*args: str) -> dict[str, Any]:
     if out.returncode not in (0, 1):
         raise SystemExit(f"benchledger {' '.join(args)} failed ({out.returncode}): {out.stderr.strip()[-300:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "stdout": out.stdout}
+    return {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "stdout": out.stdout, "stderr": out.stderr[-300:]}
 
 
 def touch(root: Path, count: int, tag: str) -> None:
@@ -83,8 +83,9 @@ def measure(count: int, with_site: bool) -> dict[str, Any]:
         generate(root, count)
         led = ("--ledger", str(root))
         cold = cli("audit", *led)
-        if not cold["stdout"].strip().splitlines()[-1].split()[2] == "0":
-            raise SystemExit(f"synthetic ledger has audit errors: {cold['stdout'][-300:]}")
+        summary = (cold["stdout"].strip().splitlines() or [""])[-1]
+        if " 0 errors" not in summary:
+            raise SystemExit(f"the synthetic ledger's audit did not pass: {cold['stdout'][-300:]!r} {cold['stderr']!r}")
         warm = [cli("query", QUERY, "-f", "csv", *led) for _ in range(3)]
         expected = f"count_star()\n{2 * count}\n"
         if warm[0]["stdout"] != expected:
@@ -143,7 +144,10 @@ def main() -> None:
     parser.add_argument("--site", action="store_true", help="also time `site build`")
     args = parser.parse_args()
     load_before = os.getloadavg()
-    results = {n: measure(n, args.site) for n in args.sizes}
+    results = {}
+    for n in args.sizes:
+        results[n] = measure(n, args.site)
+        print(f"N={n}: {json.dumps(results[n])}", file=sys.stderr, flush=True)
     report = {
         "machine": {"cpus": os.cpu_count(), "load_average_before": [round(x, 2) for x in load_before],
                     "load_average_after": [round(x, 2) for x in os.getloadavg()]},

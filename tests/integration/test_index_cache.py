@@ -268,3 +268,22 @@ def test_the_commands_answer_from_the_cache_and_see_every_change(tmp_path: Path)
     assert cli("query", count, "-f", "csv", "--no-cache") == cli("query", count, "-f", "csv") == "n\n3\n"
     gone = runner.invoke(app, ["show", "new-one", "--ledger", str(root)])
     assert gone.exit_code == 2 and "no record with id 'new-one'" in gone.output
+
+
+def test_the_scan_sees_the_files_the_loader_reads_and_every_other_file(tmp_path: Path) -> None:
+    from benchledger.catalog.scan import others_digest
+    from benchledger.ledger.location import record_names
+    from benchledger.ledger.paths import FOLDER_KINDS, iter_record_files
+
+    root = make_ledger(tmp_path / "ledger")
+    (root / "benchmarks" / "sub").mkdir()
+    (root / "benchmarks" / ".hidden.md").write_text("x", encoding="utf-8")
+    (root / "benchmarks" / "notes.txt").write_text("x", encoding="utf-8")
+    assert iter_record_files(root) == [root / f / n for f, n in record_names(root, FOLDER_KINDS)]
+    records = {p.relative_to(root).as_posix() for p in iter_record_files(root)}
+    before = others_digest(root, set(), records)
+    (root / "benchmarks" / "sub" / "x.md").write_text("x", encoding="utf-8")  # not a record file: seen here
+    assert others_digest(root, set(), records) != before
+    status = assert_cache_equals_fresh(root, tmp_path / "s")
+    (root / "benchmarks" / "sub" / "y.md").write_text("y", encoding="utf-8")
+    assert assert_cache_equals_fresh(root, tmp_path / "t").startswith("rebuilt") and status.startswith("rebuilt")

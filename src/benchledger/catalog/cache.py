@@ -55,7 +55,7 @@ class CachedState:
         return list(json.loads(self.meta["hashed_files"]))
 
     def skipped(self) -> set[str]:
-        return {*self.folders, *self.hashed_files, CACHE_DIR}
+        return {*self.hashed_files, CACHE_DIR}
 
 
 @dataclass
@@ -131,7 +131,7 @@ def is_current(root: Path, state: CachedState, files: dict[str, FileStat]) -> bo
     if files.keys() != state.files.keys() or any(f.sha256 != state.files[p].sha256 for p, f in files.items()):
         return False
     hashed = json.dumps([file_digest(root / name) for name in state.hashed_files])
-    return hashed == state.meta["hashed_digests"] and others_digest(root, state.skipped()) == state.meta["others"]
+    return hashed == state.meta["hashed_digests"] and others_digest(root, state.skipped(), files.keys()) == state.meta["others"]
 
 
 def open_state(db: Path, root: Path, code: str, *,

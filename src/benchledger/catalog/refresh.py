@@ -17,7 +17,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,9 +87,9 @@ class _Inputs:
     others: str
 
     @classmethod
-    def now(cls, root: Path) -> _Inputs:
+    def now(cls, root: Path, files: Collection[str]) -> _Inputs:
         return cls(json.dumps([file_digest(root / name) for name in HASHED_FILES]),
-                   others_digest(root, {*FOLDER_KINDS, *HASHED_FILES, CACHE_DIR}))
+                   others_digest(root, {*HASHED_FILES, CACHE_DIR}, files))
 
 
 def refresh(root: Path, db: Path, state: CachedState | None, files: dict[str, FileStat] | None,
@@ -99,9 +99,9 @@ def refresh(root: Path, db: Path, state: CachedState | None, files: dict[str, Fi
     folder.mkdir(exist_ok=True)
     _ignore_in_git(folder)
     _remove_abandoned(folder)
-    inputs = _Inputs.now(root)
     if files is None:
         files = scan_files(root, sorted(FOLDER_KINDS), {}, started_ns)
+    inputs = _Inputs.now(root, files.keys())
     with gc_paused():
         if state is not None:
             with contextlib.suppress(_Rebuild):
@@ -144,7 +144,7 @@ def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs,
         _fill(con, "_cache_files", FILE_COLUMNS, (e.row() for e in entries.values()))
         _fill(con, "_cache_findings", LOCAL_COLUMNS, _local_rows(results.local))
         _fill(con, "_cache_facts", FACT_COLUMNS, _fact_rows(results.facts))
-        _fill(con, "_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs))
+        _fill(con, "_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs, files.keys()))
         con.execute("CHECKPOINT")
     finally:
         con.close()
@@ -180,7 +180,7 @@ def _update(root: Path, tmp: Path, db: Path, state: CachedState, files: dict[str
         _replace(con, "_cache_files", "path", sorted(touched), (e.row() for r, e in new.items() if r in touched),
                  FILE_COLUMNS)
         con.execute("DELETE FROM _cache_meta")
-        insert_rows(con, "_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs))
+        insert_rows(con, "_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs, files.keys()))
         con.execute("CHECKPOINT")
     except duckdb.Error as exc:
         raise _Rebuild from exc
@@ -302,9 +302,9 @@ def _fact_rows(facts: dict[str, dict[str, Any]]) -> Iterator[Row]:
         yield {"check_name": check_name, "facts": json.dumps(by_record, separators=(",", ":"))}
 
 
-def _meta_rows(root: Path, code: str, report: AuditReport, inputs: _Inputs) -> list[Row]:
+def _meta_rows(root: Path, code: str, report: AuditReport, inputs: _Inputs, files: Collection[str]) -> list[Row]:
     """The cache's metadata; digests that changed while it was built are recorded as stale ('')."""
-    after = _Inputs.now(root)
+    after = _Inputs.now(root, files)
     meta = {"format": CACHE_FORMAT, "version": __version__, "code": code, "root": str(root),
             "folders": json.dumps(sorted(FOLDER_KINDS)), "hashed_files": json.dumps(list(HASHED_FILES)),
             "hashed_digests": inputs.hashed if after.hashed == inputs.hashed else "",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,11 +72,12 @@ def file_digest(path: Path) -> str:
     return sha256_bytes(path.read_bytes()) if path.is_file() else ""
 
 
-def others_digest(root: Path, skip: set[str]) -> str:
+def others_digest(root: Path, skip: set[str], records: Collection[str]) -> str:
     """A digest of the path and stat of every other file in the ledger folder (``runs/`` data, …).
 
-    ``skip`` names top-level entries left out (the kind folders, the cache, files hashed by content);
-    hidden entries are left out everywhere. Measured values are checked against such files.
+    ``records`` are the record files (relative paths), hashed apart; ``skip`` names top-level entries left out
+    (the cache, files hashed by content); hidden entries are left out everywhere. Measured values are checked
+    against such files, and a file in a kind folder that is not a record (a sub-folder) is seen here too.
     """
     digest = hashlib.sha256()
     for dirpath, dirnames, filenames in os.walk(root):
@@ -85,11 +87,13 @@ def others_digest(root: Path, skip: set[str]) -> str:
             if name.startswith(".") or (top and name in skip):
                 continue
             path = Path(dirpath) / name
+            rel = path.relative_to(root).as_posix()
+            if rel in records:
+                continue
             try:
                 st = path.stat()
             except FileNotFoundError:
                 continue
-            rel = path.relative_to(root).as_posix()
             digest.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n".encode())
     return digest.hexdigest()
 
