@@ -66,10 +66,8 @@ def test_alternating_blocks_over_sizes_and_repeats_pair_each_arm_with_its_block(
     assert spec["baseline"] == "none-i32-o8-r1" and spec["speculative"]["k"] == 2
     assert spec["workload"]["input_tokens"] == arms["none-i32-o8-r1"]["workload"]["input_tokens"]
     assert "Pairing: alternating" in next((tmp_path / "L" / "benchmarks").glob("sweep-modes-*.md")).read_text()
-    audit = json.loads(cli("audit", "--ledger", str(tmp_path / "L"), "--json").stdout)
-    findings = audit["findings"] if isinstance(audit, dict) else audit
-    mine = [f for f in findings if f["record"] == record["id"] and f["severity"] != "info"]
-    assert mine == [], mine
+    not_info = [line for line in done.stdout.splitlines() if line.startswith(("warning ", "error "))]
+    assert not_info == [], not_info  # e.g. arms.baseline-differs: each arm and its baseline share their workload
 
 
 def test_a_failing_group_is_retried_and_otherwise_left_failed(tmp_path: Path) -> None:

@@ -69,6 +69,11 @@ def run(
 
     if executor not in ("local", "slurm"):
         raise SweepError("--executor must be 'local' or 'slurm'")
+    if record:
+        from benchledger.sweep.collect import check_ledger_ids
+        from benchledger.sweep.run import plan_file
+
+        check_ledger_ids(plan_file(file), _ledger_root(ledger))
     prep = prepare(file, out, rerun=rerun)
     con = console(stderr=True)
     con.print(f"sweep {prep.plan.sweep.name}: {len(prep.plan.groups)} group(s), {len(prep.done)} done, "
@@ -168,12 +173,16 @@ def record_cmd(out: Path = typer.Argument(..., help="Sweep folder."), ledger: Pa
     _record(SweepDir(out), ledger)
 
 
-def _record(sweep: Any, ledger: Path | None) -> None:
+def _ledger_root(ledger: Path | None) -> Path:
     from benchledger.ledger.paths import resolve_ledger_dir
+
+    return ledger if ledger is not None else resolve_ledger_dir(None)
+
+
+def _record(sweep: Any, ledger: Path | None) -> None:
     from benchledger.sweep.collect import collect
 
-    root = ledger if ledger is not None else resolve_ledger_dir(None)
-    result = collect(sweep, root)
+    result = collect(sweep, _ledger_root(ledger))
     con = console()
     if result.initialised:
         con.print(f"created ledger {result.ledger} (with the bundled reference records)")

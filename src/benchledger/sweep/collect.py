@@ -15,8 +15,8 @@ from typing import Any
 
 from benchledger.errors import SweepError
 from benchledger.sweep import harness
-from benchledger.sweep.execute import sizes
-from benchledger.sweep.plan import Group, slug
+from benchledger.sweep.execute import resolve_ledger_ids, sizes
+from benchledger.sweep.plan import Group, Plan, slug
 from benchledger.sweep.store import MANIFEST_FILE, GroupManifest, SweepDir
 
 MODE_TEXT = {
@@ -103,6 +103,38 @@ def harness_client(m: GroupManifest) -> Any:
     return ClientGrid.model_validate(m.configs[m.cells[0].name]["client"])
 
 
+LEDGER_ID_KINDS = {"model": "model", "engine": "engine", "accelerator": "accelerator", "weights": "format",
+                   "kv_cache": "format"}
+
+
+def check_ledger_ids(plan: Plan, ledger: Path) -> None:
+    """Refuse, before anything runs, ledger ids the records would cite that the ledger does not hold as that kind
+    (a ledger not created yet is checked against the bundled reference records it will start with; the demo's
+    ids pass when the file says ``references: demo``)."""
+    from benchledger.ledger.paths import bundled_ledger_dir
+    from benchledger.ledger.store import Ledger
+
+    root = ledger if ledger.exists() and any(ledger.iterdir()) else bundled_ledger_dir()
+    held = Ledger.load(root).records
+    demo = set(harness.DEMO_IDS.values()) if plan.sweep.references == "demo" else set()
+    problems: list[str] = []
+    for cell in plan.cells:
+        for field_name, ref in resolve_ledger_ids(plan, cell).items():
+            kind = LEDGER_ID_KINDS.get(field_name)
+            if kind is None or ref is None or ref in demo:
+                continue
+            found = held.get(ref)
+            if found is None:
+                problems.append(f"servers.{cell.server}.ledger.{field_name} {ref!r}: no such record in {root}")
+            elif getattr(found, "kind", None) != kind:
+                problems.append(f"servers.{cell.server}.ledger.{field_name} {ref!r}: that record is of kind "
+                                f"{found.kind}, not {kind}")
+    if problems:
+        unique = sorted(set(problems))
+        more = f" (and {len(unique) - 3} more)" if len(unique) > 3 else ""
+        raise SweepError("--record: " + "; ".join(unique[:3]) + more)
+
+
 def collect(sweep: SweepDir, ledger: Path) -> CollectResult:
     """Write a record per committed group into ``ledger`` (created with the reference records when absent), audit."""
     from benchledger.audit import run_audit
@@ -130,4 +162,4 @@ def collect(sweep: SweepDir, ledger: Path) -> CollectResult:
     return result
 
 
-__all__ = ["CollectResult", "build", "collect", "record_id"]
+__all__ = ["LEDGER_ID_KINDS", "CollectResult", "build", "check_ledger_ids", "collect", "record_id"]
