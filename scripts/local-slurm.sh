@@ -79,11 +79,12 @@ EOF
 
 stop() {
   for name in slurmd slurmctld; do
-    local pidfile="$DIR/$name.pid"
-    if [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
-      kill "$(cat "$pidfile")"
+    local pidfile="$DIR/$name.pid" pid
+    pid="$(cat "$pidfile" 2>/dev/null || true)"
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+      kill "$pid"
       local deadline=$((SECONDS + 30))
-      while kill -0 "$(cat "$pidfile")" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.5; done
+      while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.5; done
     fi
   done
   echo "local-slurm: stopped (munged is left running; its key is /etc/munge/munge.key)"

@@ -52,7 +52,9 @@ class ServerTemplate(_Strict):
 
     launch: str = Field(min_length=1, description="Command line; placeholders: axes, vars, per_value entries "
                         "and the runtime ones (port, python, out, cell, sweep_dir).")
-    env: dict[str, str] = Field(default_factory=dict, description="Extra environment (placeholders allowed).")
+    env: dict[str, str] = Field(default_factory=dict, description="Extra environment (placeholders allowed). "
+                                "Not for secrets: the file is copied into the sweep folder and the commands into "
+                                "records; engines inherit the environment `sweep run` (or the Slurm task) runs in.")
     port: int | Literal["auto"] = Field(default="auto", description="'auto': a free port when the cell runs; "
                                         "a number: that port (+ i for the i-th server up at once).")
     ready_timeout_s: float = Field(default=600.0, gt=0, description="Seconds to wait for /health.")

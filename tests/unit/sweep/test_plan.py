@@ -151,3 +151,12 @@ def test_sweep_names_use_the_ledger_slug_pattern() -> None:
     from benchledger.sweep.spec import SLUG_PATTERN
 
     assert SLUG_PATTERN == LEDGER
+
+
+def test_a_prompts_file_takes_a_single_input_size() -> None:
+    data = base_file()
+    data["client"].update(prompts="prompts.jsonl", input_tokens=[128, 256])
+    with pytest.raises(SweepError, match="with a prompts file, input_tokens must be a single value"):
+        plan_of(data)
+    data["client"]["input_tokens"] = [128]
+    assert len(plan_of(data).points) == 2
