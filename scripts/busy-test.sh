@@ -17,7 +17,7 @@ for _ in $(seq "$LOOPS"); do
   python3 -c 'while 1: pass' &
   pids+=("$!")
 done
-sleep 5  # let the load average rise before the command starts (it is reported, not waited on)
+sleep "${BUSY_WARMUP_S:-5}"  # let the load average rise before the command starts (reported, not waited on)
 echo "busy-test.sh: $LOOPS busy loops (pids ${pids[*]}); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ "$#" -eq 0 ]; then set -- python -m pytest -q -x -p no:cacheprovider; fi
 status=0

@@ -34,3 +34,55 @@ def test_readme_opens_with_the_two_commands() -> None:
     assert "benchledger" in lines[0] and "pip install" in lines[0]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert lines[1].split("&& ", 2)[-1] in ci
+
+
+def _command_options() -> dict[str, set[str]]:
+    from typer.main import get_command
+
+    from benchledger.cli import app
+
+    found: dict[str, set[str]] = {}
+
+    def walk(command: object, path: str) -> None:
+        subs = getattr(command, "commands", {})
+        if not subs:
+            found[path] = {o for p in getattr(command, "params", []) for o in getattr(p, "opts", [])}
+        for name, sub in subs.items():
+            walk(sub, f"{path} {name}".strip())
+
+    walk(get_command(app), "")
+    return found
+
+
+def test_readme_command_one_uses_real_flags_and_the_ledger_claim_holds() -> None:
+    """Command 1's flags exist; every command that reads a ledger takes --ledger, as the README says (init
+    takes the folder to create instead)."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    first = next(line for line in readme.split("```bash", 1)[1].split("```", 1)[0].splitlines()
+                 if line and not line.startswith("#"))
+    options = _command_options()
+    for step in first.split("&&"):
+        words = step.split()
+        if words and words[0] == "benchledger":
+            assert words[1] in options, step
+            for flag in (w for w in words[2:] if w.startswith("--")):
+                assert flag in options[words[1]], f"{step}: {flag}"
+    assert "Every command that reads a ledger takes `--ledger DIR` (`init` takes the folder to create" in readme
+    without = sorted(c for c, opts in options.items() if "--ledger" not in opts)
+    assert without == ["init", "sweep example", "sweep plan", "sweep status"], without  # these read no ledger
+    assert re.search(r"`OUT/conc-N/<arm>/`", readme)
+
+
+def test_source_cites_only_documents_in_this_repository() -> None:
+    """A ``*.md`` named in the code is a file of this repository (docs/, README.md, …), never an outside note."""
+    import re
+
+    names = {m for path in (ROOT / "src").rglob("*.py")
+             for m in re.findall(r"(?<![\w/.-])([\w./-]+\.md)\b", path.read_text(encoding="utf-8"))}
+    files = {p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*.md") if ".venv" not in p.parts}
+    basenames = {f.rsplit("/", 1)[-1] for f in files}
+    cited = {n.lstrip("/") for n in names if not n.startswith("-")}  # "-…" is the tail of an elided id
+    outside = sorted(n for n in cited if n not in files and n.rsplit("/", 1)[-1] not in basenames)
+    assert outside == [], f"cited but not in the repository: {outside}"

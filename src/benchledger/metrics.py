@@ -1,7 +1,7 @@
 """Serving metrics as pure functions of the raw per-request records (no I/O, no clocks).
 
 Definitions (stated in every summary under ``definitions``; keys named like vLLM ``bench serve``'s mean what
-vLLM's mean, harness-metrics.md §2):
+vLLM's mean):
 
 - TTFT: first chunk with generated content − request sent.
 - E2E latency: last chunk with generated content − request sent (vLLM's ``latency``); the end of the HTTP body

@@ -13,13 +13,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.fakes.site_ledger import BENCH_IDS, SCRIPT_QUOTE, write_tiny_ledger
 
 from benchledger.ledger.paths import bundled_ledger_dir
 from benchledger.ledger.store import Ledger
 from benchledger.schema import Benchmark
 from benchledger.site import build_site
 from benchledger.site.serve import make_server
+
+from ledger_builder import BENCH_IDS, SCRIPT_QUOTE, write_tiny_ledger
 
 pytestmark = pytest.mark.browser
 

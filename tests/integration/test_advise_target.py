@@ -5,17 +5,16 @@ not, and the answer names the limiting term and the nearest measured arms."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+
+from cli_runner import run_cli
 
 ARGS = ["advise", "--model", "qwen3.8-27b", "--hardware", "intel-arc-pro-b60", "--devices", "2",
         "--output-tokens", "1000", "--engine", "llm-scaler-vllm", "--json"]
 
 
 def advise(context: int, target: float, *extra: str) -> dict[str, object]:
-    out = subprocess.run([sys.executable, "-m", "benchledger", *ARGS, "--context", str(context), "--target-tok-s",
-                          str(target), *extra], capture_output=True, text=True, timeout=120, check=False)
-    assert out.returncode == 0, out.stderr
+    out = run_cli(*ARGS, "--input-tokens", str(context), "--target-tok-s", str(target), *extra)
+    assert out.exit_code == 0, out.stderr
     return json.loads(out.stdout)  # type: ignore[no-any-return]
 
 

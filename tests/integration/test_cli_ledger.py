@@ -4,6 +4,8 @@ that the console entry point behaves the same."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -96,7 +98,7 @@ def test_missing_ledger_is_one_line(tmp_path: Path) -> None:
 def test_show_prints_derived_comparison(mini_ledger: Path) -> None:
     out = run("show", "test-bench", "--ledger", str(mini_ledger))
     assert out.returncode == 0
-    assert "derived comparisons" in out.stdout and "1.2577" in out.stdout
+    assert "speedup = arm vs its baseline" in out.stdout and "1.2577" in out.stdout
 
 
 def test_init_and_fmt(tmp_path: Path, mini_ledger: Path) -> None:
@@ -109,3 +111,18 @@ def test_init_and_fmt(tmp_path: Path, mini_ledger: Path) -> None:
     assert run("fmt", "--check", "--ledger", str(mini_ledger)).returncode == 1
     assert run("fmt", "--ledger", str(mini_ledger)).returncode == 0
     assert run("fmt", "--check", "--ledger", str(mini_ledger)).returncode == 0
+
+
+def test_installed_without_the_bundled_ledger_says_so(tmp_path: Path) -> None:
+    """As from a wheel: the package alone (no ledger/ beside it) names the cause in one line, exit 2."""
+    import benchledger
+
+    site = tmp_path / "site-packages"
+    shutil.copytree(Path(benchledger.__file__).parent, site / "benchledger",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    env = {k: v for k, v in os.environ.items() if k not in ("BENCHLEDGER_LEDGER", "PYTHONPATH")}
+    done = subprocess.run([sys.executable, "-m", "benchledger", "audit"], capture_output=True, text=True, timeout=120,
+                          check=False, cwd=tmp_path, env={**env, "PYTHONPATH": str(site)})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("error: no bundled ledger at ") and "source checkout" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

@@ -21,11 +21,9 @@ from benchledger.catalog.cache import CACHE_DIR, DB_NAME, open_index
 from benchledger.ledger import Ledger, write_record
 from benchledger.ledger.export import export_views
 from benchledger.schema import RECORD_ADAPTER
-from unit.perfmodel.perfmodel_ledger import arm as physics_arm
-from unit.perfmodel.perfmodel_ledger import benchmark as physics_benchmark
-from unit.perfmodel.perfmodel_ledger import write_reference
 
-from ledger_builder import benchmark, build_mini_ledger, source
+from ledger_builder import benchmark, build_mini_ledger, physics_arm, physics_benchmark, source
+from ledger_builder import write_physics_reference as write_reference
 
 
 def make_ledger(root: Path) -> Path:

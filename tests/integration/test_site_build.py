@@ -9,13 +9,14 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from tests.fakes.site_ledger import BENCH_IDS, write_tiny_ledger
 
 from benchledger.errors import LedgerError
 from benchledger.ledger.paths import bundled_ledger_dir
 from benchledger.ledger.store import Ledger
 from benchledger.site import build_site
 from benchledger.site.build import MARKER
+
+from ledger_builder import BENCH_IDS, write_tiny_ledger
 
 RESOURCE_ATTRS = {"src", "srcset", "poster", "data", "action", "formaction", "background", "xlink:href"}
 

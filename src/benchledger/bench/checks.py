@@ -1,6 +1,6 @@
 """Pitfall checks of one arm's results → human-readable warnings stored in its ``summary.json``.
 
-Each warning names what it guards (harness-metrics.md §5): chunk coalescing with speculation off (by the server,
+Each warning names what it guards: chunk coalescing with speculation off (by the server,
 from token counts; by the client, from identical arrival stamps), acceptance
 measured under ``ignore_eos`` or random-token prompts, unpinned temperature, counters moved by foreign traffic,
 requests with ≤ 1 output token (left out of TPOT), and the consistency between observed tokens per chunk and

@@ -17,12 +17,61 @@ from typer.core import TyperGroup
 
 from benchledger.errors import BenchledgerError
 
-COMMAND_MODULES: tuple[str, ...] = ("ledger", "bench", "model", "site", "imports", "sweep")
+COMMAND_MODULES: tuple[str, ...] = ("ledger", "outcomes", "bench", "model", "site", "imports", "sweep")
 ERROR_EXIT = 2
 
 
+def tidy_metavars(command: Any, ctx: Any) -> None:
+    """Give every option of ``command`` (and its subcommands) a real metavar: none for a flag (typer would
+    print ``<bool>``), ``DIR``/``PATH`` for paths, ``N`` for numbers, else the option's name (``--model MODEL``).
+    Choices keep their list; explicit metavars are kept."""
+    for param in command.params:
+        if getattr(param, "param_type_name", "") != "option" or param.metavar is not None:
+            continue
+        label = param.display_type(ctx) if hasattr(param, "display_type") else ""
+        if param.is_flag or label == "<bool>":
+            param.metavar = ""
+        elif "|" in label:
+            continue
+        elif label in ("<dir>", "<directory>"):
+            param.metavar = "DIR"
+        elif label in ("<path>", "<file>"):
+            param.metavar = "PATH"
+        elif label.startswith(("<int", "<float")):
+            param.metavar = "N"
+        else:
+            long = next((o for o in param.opts if o.startswith("--")), param.opts[0])
+            param.metavar = long.lstrip("-").upper().replace("-", "_")
+    if not getattr(command, "_bl_help_tidied", False):  # typer builds --help per call: tidy it when built
+        build_help = command.get_help_option
+
+        def get_help_option(help_ctx: Any) -> Any:
+            option = build_help(help_ctx)
+            if option is not None:
+                option.metavar = ""
+            return option
+
+        command.get_help_option = get_help_option
+        command._bl_help_tidied = True
+    for sub in getattr(command, "commands", {}).values():
+        tidy_metavars(sub, ctx)
+
+
 class OneLineErrors(TyperGroup):
-    """The root group: a ``BenchledgerError`` from any command becomes ``error: …`` on stderr and exit 2."""
+    """The root group: a ``BenchledgerError`` from any command becomes ``error: …`` on stderr and exit 2.
+
+    It also tidies option metavars (``tidy_metavars``) of itself and of each command it resolves.
+    """
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        tidy_metavars(self, None)  # before parsing: --help is handled while the context is made
+        return super().make_context(info_name, args, parent, **extra)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            tidy_metavars(command, ctx)
+        return command
 
     def invoke(self, ctx: Any) -> Any:
         try:

@@ -11,6 +11,7 @@ import typer
 
 from benchledger.bench.outputs import dumps_strict
 from benchledger.cli.options import LedgerOption, console
+from benchledger.cli.render import print_table
 from benchledger.errors import BenchError, BenchInterrupted
 
 
@@ -71,10 +72,11 @@ def bench(
     max_seconds: float | None = typer.Option(None, "--max-seconds", help="Time cap per load point."),
     warmup: int = typer.Option(2, "--warmup", help="Warmup requests per arm per point (excluded)."),
     temperature: str = typer.Option("0", "--temperature", help="Pinned temperature, or 'unset'."),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(0, "--seed", help="Seed of the synthetic prompts and of each request."),
     ignore_eos: bool = typer.Option(False, "--ignore-eos", help="Fixed output length (distorts acceptance)."),
     min_tokens: bool = typer.Option(False, "--min-tokens", help="Also send min_tokens = output tokens."),
-    continuous_usage: bool = typer.Option(True, "--continuous-usage/--no-continuous-usage"),
+    continuous_usage: bool = typer.Option(True, "--continuous-usage/--no-continuous-usage",
+                                          help="Ask for usage on every chunk (exact tokens per chunk)."),
     timeout: float = typer.Option(600.0, "--timeout", help="Per-request timeout, seconds."),
     aux_timeout: float = typer.Option(5.0, "--aux-timeout",
                                       help="Total deadline (s) of each tokenize / metrics / health / version call."),
@@ -88,11 +90,11 @@ def bench(
     out: Path | None = typer.Option(None, "--out", help="Output folder (default runs-scratch/<run-id>)."),
     record: bool = typer.Option(False, "--record", help="Write a ledger benchmark record of the run."),
     ledger: Path | None = LedgerOption,
-    record_id: str | None = typer.Option(None, "--record-id"),
+    record_id: str | None = typer.Option(None, "--record-id", help="Record id (default: bench-<UTC time>)."),
     record_model: str | None = typer.Option(None, "--record-model", help="Ledger model id."),
     record_engine: str | None = typer.Option(None, "--record-engine", help="Ledger engine id."),
     record_accelerator: str | None = typer.Option(None, "--record-accelerator", help="Ledger accelerator id."),
-    record_title: str = typer.Option("", "--record-title"),
+    record_title: str = typer.Option("", "--record-title", help="Title of the record."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing record / run of that id."),
     record_incomplete: bool = typer.Option(False, "--record-incomplete",
                                            help="Record an interrupted run too, as complete: false."),
@@ -225,26 +227,23 @@ def _render(result: Any, as_json: bool, problems: list[str] | None = None) -> No
                                "comparison": o["comparison"]} for o in result.outputs]}
         print(dumps_strict(payload))
         return
-    from rich.table import Table
-
     con = console()
     for o in result.outputs:
         comp = o["comparison"]
-        table = Table(title=f"{comp['load_point']} (stopped by {comp['stopped_by']})")
-        for col in ("arm", "ok", "failed", "out tok/s", "TTFT med ms", "TPOT med ms", "accept", "AL",
-                    "speedup tok/s [95% CI]", "verdict"):
-            table.add_column(col)
+        rows = []
         for name, summary in o["summaries"].items():
             s = summary.flat()
             c = comp["arms"].get(name)
             ok_c = c is not None and "output_throughput_speedup" in c
             sp = "baseline" if c is None else _speedup(c["output_throughput_speedup"]) if ok_c else "—"
             verdict = "" if not ok_c else c["output_throughput_speedup"]["verdict"]
-            table.add_row(name, str(s["completed"]), str(s["failed"]), _fmt(s.get("output_throughput"), 1),
-                          _fmt(s.get("median_ttft_ms")), _fmt(s.get("median_tpot_ms")),
-                          _fmt(s.get("spec_decode_acceptance_rate")), _fmt(s.get("spec_decode_acceptance_length")),
-                          sp, verdict)
-        con.print(table)
+            rows.append((name, s["completed"], s["failed"], _fmt(s.get("output_throughput"), 1),
+                         _fmt(s.get("median_ttft_ms")), _fmt(s.get("median_tpot_ms")),
+                         _fmt(s.get("spec_decode_acceptance_rate")), _fmt(s.get("spec_decode_acceptance_length")),
+                         sp, verdict))
+        print_table(con, ["arm", "ok", "failed", "out tok/s", "TTFT med ms", "TPOT med ms", "accept", "AL",
+                          "speedup tok/s [95% CI]", "verdict"], rows,
+                    title=f"{comp['load_point']} (stopped by {comp['stopped_by']})")
         for name, summary in o["summaries"].items():
             for w in summary.warnings:
                 con.print(f"[yellow]warning[/] {comp['load_point']} {name}: {w}")
@@ -267,26 +266,77 @@ def _speedup(c: dict[str, Any]) -> str:
 
 
 def demo(
-    workdir: Path | None = typer.Option(None, "--workdir", help="Scratch folder (default: a new temp folder)."),
+    workdir: Path | None = typer.Option(None, "--workdir", file_okay=False,
+                                        help="Scratch folder (default: a new temp folder, removed unless --keep)."),
     seconds: float = typer.Option(18.0, "--seconds", help="Measured seconds per concurrency level."),
+    keep: bool = typer.Option(False, "--keep", help="Keep the temp scratch folder (models, ledger copy, runs, site)."),
+    brief: bool = typer.Option(False, "--brief", help="Only the progress lines and the paired result per level."),
+    ledger: Path | None = LedgerOption,
     as_json: bool = typer.Option(False, "--json", help="Machine output on stdout."),
 ) -> None:
-    """Generate a tiny model + draft, start two llama.cpp servers, run a paired sweep, record and audit it."""
-    from benchledger.bench.demo import run_demo
+    """Generate a tiny model + draft, start two llama.cpp servers, run a paired sweep, record and audit it.
 
+    The record is written into a copy of the ledger (--ledger, default the bundled one) in the scratch folder.
+    """
+    import shutil
+    import tempfile
+
+    from benchledger.bench.demo import run_demo
+    from benchledger.ledger.paths import resolve_ledger_dir
+
+    source = resolve_ledger_dir(ledger)
+    created = workdir is None
+    scratch = workdir or Path(tempfile.mkdtemp(prefix="benchledger-demo-"))
+    remove = created and not keep
     con = console(stderr=as_json)
-    con.print("benchledger demo: generating a tiny model and draft, starting two llama.cpp servers on 127.0.0.1 …")
-    result = run_demo(workdir, seconds_per_point=seconds)
-    _render(result.session, as_json)
-    if not as_json:
-        con.print(f"scratch ledger: {result.ledger} (record {result.record_id})")
-        sev = {"error": "red", "warning": "yellow", "info": "dim"}
-        for f in result.findings:
-            con.print(f"[{sev.get(f.severity, 'white')}]{f.severity}[/] {f.code} {f.field}: {f.message}")
-        con.print(f"audit of the new record: {result.audit_errors} error(s)")
-        if result.site is not None:
-            con.print(f"site: {result.site / 'index.html'}")
-        elif result.site_note:
-            con.print(result.site_note)
+    con.print(f"benchledger demo: scratch folder {scratch} (~160 MB: tiny models, a copy of the ledger, raw runs, "
+              f"site){'; removed at the end unless --keep' if remove else ''}", markup=False, highlight=False)
+    con.print("generating a tiny model and draft, starting two llama.cpp servers on 127.0.0.1 …")
+    levels: list[str] = []
+
+    def on_event(event: dict[str, Any]) -> None:
+        if event.get("type") == "point":
+            levels.append(event["point"])
+            con.print(f"level {event['point']}: base and spec interleaved in {event['rounds']} rounds, up to "
+                      f"{seconds:g} s …", highlight=False)
+
+    try:
+        result = run_demo(scratch, seconds_per_point=seconds, progress=on_event, ledger_source=source)
+        if brief and not as_json:
+            print_table(con, *paired_rows(result.session.outputs), title="paired result (spec vs base, same prompts)")
+        else:
+            _render(result.session, as_json)
+        if not as_json:
+            for f in result.findings:
+                if f.severity != "info":
+                    con.print(f"{f.severity} {f.code} {f.field}: {f.message}", markup=False, highlight=False)
+            con.print(f"audit of the new record {result.record_id}: {result.audit_errors} error(s)", highlight=False)
+            if not remove:
+                con.print(f"scratch ledger: {result.ledger}", markup=False, highlight=False)
+                if result.site is not None:
+                    con.print(f"site: {result.site / 'index.html'}", markup=False, highlight=False)
+                elif result.site_note:
+                    con.print(result.site_note)
+    finally:
+        if remove:
+            size = sum(p.stat().st_size for p in scratch.rglob("*") if p.is_file())
+            shutil.rmtree(scratch, ignore_errors=True)
+            con.print(f"removed the scratch folder {scratch} ({size / 1e6:.0f} MB; --keep keeps it)",
+                      markup=False, highlight=False)
     if result.audit_errors:
         raise typer.Exit(1)
+
+
+def paired_rows(outputs: list[dict[str, Any]]) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Per load point: base and spec output tok/s, the paired speedup with its 95 % CI, verdict, acceptance."""
+    columns = ["level", "base tok/s", "spec tok/s", "speedup [95% CI]", "verdict", "acceptance"]
+    rows = []
+    for o in outputs:
+        comp = o["comparison"]
+        names = list(o["summaries"])
+        base, spec = (o["summaries"][n].flat() for n in names[:2])
+        c = comp["arms"].get(names[1], {}).get("output_throughput_speedup")
+        rows.append((comp["load_point"], _fmt(base.get("output_throughput"), 1),
+                     _fmt(spec.get("output_throughput"), 1), _speedup(c) if c else "—",
+                     c["verdict"] if c else "", _fmt(spec.get("spec_decode_acceptance_rate"))))
+    return columns, rows

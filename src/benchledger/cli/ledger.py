@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 import typer
+from rich.markup import escape
 
 from benchledger.cli.options import LedgerOption, console, load
-from benchledger.cli.render import SEVERITY_STYLE, csv_text, json_text, table
+from benchledger.cli.render import SEVERITY_STYLE, csv_text, display_path, json_text, print_table, tsv_text
 
 
 class QueryFormat(StrEnum):
     table = "table"
+    tsv = "tsv"
     csv = "csv"
     json = "json"
 
@@ -79,39 +82,68 @@ def _index(ledger: Path | None, no_cache: bool, *, full: bool = False):  # type:
 
 def audit(
     ledger: Path | None = LedgerOption,
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable report."),
-    only: list[str] = typer.Option([], "--only", help="Run only these check families or names."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable report (every finding, waived too)."),
+    only: list[str] = typer.Option([], "--only", metavar="CHECK",
+                                   help="Run only this check or family (repeatable), e.g. provenance."),
     show_info: bool = typer.Option(False, "--info", help="Also list info-level findings."),
+    show_waived: bool = typer.Option(False, "--show-waived", help="Also list waived findings (with the reason)."),
+    summary: bool = typer.Option(False, "--summary", help="Print only the closing counts line."),
     full: bool = typer.Option(False, "--full", help="Re-run every check on every file (and rebuild the cache)."),
     no_cache: bool = NoCacheOption,
 ) -> None:
-    """Run the audit checks (only for files changed since the cached run); exit 1 on any unwaived error."""
+    """Run the audit checks (only for files changed since the cached run): one line per finding
+    (path: severity code field: message), then the counts. Exit 1 on any unwaived error."""
     if only:
         from benchledger.audit import run_audit
 
-        report = run_audit(load(ledger), only=set(only))
+        led = load(ledger)
+        report = run_audit(led, only=set(only))
+        root, paths = led.root, dict(led.paths)
     else:
-        report = _index(ledger, no_cache, full=full).report()
+        index = _index(ledger, no_cache, full=full)
+        report = index.report()
+        root = index.root
+        paths = {rid: root / str(rel) for rid, rel in index.con.execute("SELECT id, path FROM records").fetchall()}
     if as_json:
         typer.echo(report.to_json())
         raise typer.Exit(report.exit_code)
     out = console()
-    shown = [f for f in report.findings if show_info or f.severity != "info"]
-    if shown:
-        rows = [(f"[{SEVERITY_STYLE[f.severity]}]{f.severity}{' (waived)' if f.waived else ''}[/]", f.code,
-                 f.record, f.field, f.message) for f in shown]
-        out.print(table(["severity", "code", "record", "field", "message"], rows))
+    if not summary:
+        for f in report.findings:
+            if (f.severity == "info" and not show_info) or (f.waived and not show_waived):
+                continue
+            out.print(finding_line(f, paths.get(f.record) or root, styled=out.is_terminal), highlight=False,
+                      markup=out.is_terminal)
     counts = report.counts()
-    out.print(f"{report.records_checked} records: {counts['error']} errors, {counts['warning']} warnings, "
-              f"{counts['info']} info, {counts['waived']} waived")
+    info = f"{counts['info']} info" + (" (listed with --info)" if counts["info"] and not show_info else "")
+    waived = f"{counts['waived']} waived" + (" (listed with --show-waived)" if counts["waived"] and not show_waived
+                                             else "")
+    out.print(f"{report.records_checked} records: {counts['error']} errors, {counts['warning']} warnings, {info}, "
+              f"{waived}", highlight=False, markup=False)
     raise typer.Exit(report.exit_code)
+
+
+def finding_line(f: Any, path: Path, *, styled: bool = False) -> str:
+    """``path:line: severity code field: message`` (like ruff and mypy); the path relative to here."""
+    shown = display_path(getattr(f, "path", None) or path)
+    line = getattr(f, "line", None)
+    where = f"{shown}:{line}" if line else f"{shown}"
+    severity = f.severity + (" (waived)" if f.waived else "")
+    text = f"{f.field}: {f.message}" if f.field else f.message
+    if f.waived and f.waiver_reason:
+        text += f" [waived: {f.waiver_reason}]"
+    if styled:
+        return f"{escape(where)}: [{SEVERITY_STYLE[f.severity]}]{severity}[/] {escape(f.code)} {escape(text)}"
+    return f"{where}: {severity} {f.code} {text}"
 
 
 def query(
     sql: str = typer.Argument(..., help="SQL over the index views (records, benchmarks, arms, results, …)."),
     ledger: Path | None = LedgerOption,
-    output: QueryFormat = typer.Option(QueryFormat.table, "--format", "-f"),
-    db: Path | None = typer.Option(None, "--db", help="Build a fresh index into this DuckDB file and keep it."),
+    output: QueryFormat = typer.Option(QueryFormat.table, "--format", "-f",
+                                       help="table (aligned text when piped), tsv, csv or json."),
+    db: Path | None = typer.Option(None, "--db", metavar="FILE",
+                                   help="Build a fresh index into this DuckDB file and keep it."),
     no_cache: bool = NoCacheOption,
 ) -> None:
     """Run SQL against the index of the ledger (kept up to date in <ledger>/.benchledger-cache/)."""
@@ -126,55 +158,33 @@ def query(
     columns, rows = run_query(con, sql)
     if output is QueryFormat.csv:
         typer.echo(csv_text(columns, rows), nl=False)
+    elif output is QueryFormat.tsv:
+        typer.echo(tsv_text(columns, rows), nl=False)
     elif output is QueryFormat.json:
         typer.echo(json_text(columns, rows))
     else:
-        console().print(table(columns, rows))
+        print_table(console(), columns, rows)
 
 
 def show(
-    record_id: str = typer.Argument(..., help="Record id."),
+    record_id: str = typer.Argument(..., metavar="ID", help="Record id (case-insensitive when unambiguous)."),
     ledger: Path | None = LedgerOption,
+    as_yaml: bool = typer.Option(False, "--yaml", help="Also print the record's full YAML."),
     no_cache: bool = NoCacheOption,
 ) -> None:
-    """Show one record: its file, derived comparisons, conditions and audit findings."""
+    """Show one record: a summary (subject, arms with headline results and speedups, findings)."""
     from benchledger.catalog.lookup import load_indexed_record
-    from benchledger.ledger.io import dump_record
+    from benchledger.cli.show import render_show
+    from benchledger.ledger.ids import match_id
 
     index = _index(ledger, no_cache)
-    con = index.con
-    record, path = load_indexed_record(index, record_id)
-    out = console()
-    out.print(f"[bold]{record.title}[/]  ({record.kind}, {path})")
-    out.print(dump_record(record), markup=False)
-    if record.kind == "benchmark":
-        for title, sql in _SHOW_QUERIES.items():
-            cur = con.execute(sql, [record_id])
-            rows = cur.fetchall()
-            if rows:
-                out.print(table([d[0] for d in cur.description], rows, title=title))
-    cur = con.execute("SELECT severity, code, field, message, waived FROM findings WHERE record = ? "
-                      "ORDER BY severity, code", [record_id])
-    rows = cur.fetchall()
-    out.print(table([d[0] for d in cur.description], rows, title="audit findings") if rows else "no audit findings")
-
-
-_SHOW_QUERIES = {
-    "derived comparisons (arm vs its baseline)": (
-        "SELECT arm, baseline_arm, metric, stat, baseline_value, arm_value, unit, round(speedup, 4) AS speedup, "
-        "round(percent_change, 2) AS percent_change FROM comparisons WHERE record_id = ? ORDER BY arm, metric, stat"),
-    "efficiency (result vs physical ceiling)": (
-        "SELECT arm, metric, stat, value, unit, round(ceiling, 3) AS ceiling, ceiling_unit, "
-        "round(efficiency_pct, 1) AS efficiency_pct, limiting FROM efficiency WHERE record_id = ? "
-        "ORDER BY arm, metric, stat"),
-    "conditions (per arm)": (
-        "SELECT condition, list(DISTINCT coalesce(value, 'unknown: ' || reason) ORDER BY coalesce(value, "
-        "'unknown: ' || reason)) AS values FROM conditions WHERE record_id = ? GROUP BY condition ORDER BY condition"),
-}
+    known = dict(index.con.execute("SELECT id, kind FROM records").fetchall())
+    record, path = load_indexed_record(index, match_id(known, record_id, None, index.root))
+    render_show(console(), record, path, index.con, as_yaml=as_yaml)
 
 
 def export(
-    output_format: ExportFormat = typer.Option(..., "--format", "-f"),
+    output_format: ExportFormat = typer.Option(..., "--format", "-f", help="File format of every view."),
     out: Path = typer.Option(..., "--out", "-o", help="Folder to write one file per view into."),
     ledger: Path | None = LedgerOption,
     no_cache: bool = NoCacheOption,

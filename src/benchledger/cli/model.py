@@ -9,6 +9,17 @@ from typing import Any
 import typer
 
 from benchledger.cli.options import LedgerOption, console, load
+from benchledger.cli.render import print_table
+
+_KINDS = {"model": "model", "draft_model": "model", "hardware": "accelerator", "engine": "engine", "kv": "format",
+          "weights": "format"}
+
+
+def resolve_ids(ledger: Any, **given: str | None) -> tuple[Any, ...]:
+    """Each given id as the ledger spells it (case-insensitive; unknown → closest ids suggested), in order."""
+    from benchledger.ledger.ids import resolve_id
+
+    return tuple(None if v is None else resolve_id(ledger, v, _KINDS[k]) for k, v in given.items())
 
 
 def register(app: typer.Typer) -> None:
@@ -32,7 +43,7 @@ def predict_cmd(
     weights: str = typer.Option(..., "--weights", help="Weight format id (formats/)."),
     context: float = typer.Option(..., "--context", help="KV length during decode, tokens."),
     concurrency: int = typer.Option(1, "--concurrency", min=1, help="Sequences decoding together."),
-    devices: int = typer.Option(1, "--devices", min=1),
+    devices: int = typer.Option(1, "--devices", min=1, help="Devices the model is spread over."),
     tp: int | None = typer.Option(None, "--tp", min=1, help="Tensor-parallel size (default: --devices)."),
     kv: str | None = typer.Option(None, "--kv", help="KV-cache format id (default bf16)."),
     engine: str | None = typer.Option(None, "--engine", help="Engine id: selects its calibration."),
@@ -57,6 +68,8 @@ def predict_cmd(
     from benchledger.schema import ModelArch
 
     ledger = load(ledger_dir)
+    model, hardware, engine, kv, weights, draft_model = resolve_ids(
+        ledger, model=model, hardware=hardware, engine=engine, kv=kv, weights=weights, draft_model=draft_model)
     spec_cfg = None
     acceptance_origin = "input (--acceptance)" if acceptance else "input (--acceptance-length)"
     if not spec and (k or acceptance or acceptance_length is not None or draft_model):
@@ -102,42 +115,38 @@ def predict_cmd(
 
 
 def _render_prediction(result: dict[str, Any]) -> None:
-    from rich.table import Table
-
     out = console()
     out.print(f"per stream {result['tok_s_per_stream']:.2f} tok/s · aggregate {result['aggregate_tok_s']:.2f} tok/s"
               f" · TPOT {result['tpot_ms']:.2f} ms · ceiling {result['ceiling_tok_s_per_stream']:.2f} tok/s/stream")
     if result["speedup"] is not None:
         out.print(f"speedup vs no speculation: {result['speedup']:.3f}× (AL {result['acceptance_length']:.2f})")
     out.print(f"limiting: {', '.join(result['limiting'])}")
-    table = Table("term", "ms", "share", "bound", "detail")
-    for t in result["terms"]:
-        table.add_row(t["name"], f"{t['ms']:.3f}", f"{100 * t['share']:.0f} %", t["bound"], t["detail"])
-    out.print(table)
-    assumptions = Table("assumption", "value", "unit", "origin")
-    for a in result["assumptions"]:
-        assumptions.add_row(a["name"], str(a["value"]), a["unit"], a["origin"])
-    out.print(assumptions)
+    print_table(out, ["term", "ms", "share", "bound", "detail"],
+                [(t["name"], round(t["ms"], 3), f"{100 * t['share']:.0f} %", t["bound"], t["detail"])
+                 for t in result["terms"]])
+    print_table(out, ["assumption", "value", "unit", "origin"],
+                [(a["name"], a["value"], a["unit"], a["origin"]) for a in result["assumptions"]])
 
 
 def advise_cmd(
-    model: str = typer.Option(..., "--model"),
-    hardware: str = typer.Option(..., "--hardware"),
-    context: float = typer.Option(..., "--context", help="Prompt length, tokens."),
-    output_tokens: int = typer.Option(..., "--output-tokens", min=1),
-    concurrency: int = typer.Option(1, "--concurrency", min=1),
+    model: str = typer.Option(..., "--model", help="Model id (models/)."),
+    hardware: str = typer.Option(..., "--hardware", help="Accelerator id (accelerators/)."),
+    input_tokens: float = typer.Option(..., "--input-tokens", help="Prompt length, tokens (decode is modelled at "
+                                       "input + output/2 tokens of KV)."),
+    output_tokens: int = typer.Option(..., "--output-tokens", min=1, help="Generated tokens per request."),
+    concurrency: int = typer.Option(1, "--concurrency", min=1, help="Sequences decoding together."),
     devices: int = typer.Option(1, "--devices", min=1, help="Most devices to consider (1, 2, 4, … up to this)."),
     target_tok_s: float | None = typer.Option(None, "--target-tok-s", help="Per-stream tok/s target."),
-    engine: str | None = typer.Option(None, "--engine"),
-    kv: str | None = typer.Option(None, "--kv"),
+    engine: str | None = typer.Option(None, "--engine", help="Engine id: selects its calibration."),
+    kv: str | None = typer.Option(None, "--kv", help="KV-cache format id (default bf16)."),
     acceptance: str | None = typer.Option(
         None, "--acceptance", help="Per-position rates r1,r2,… (default: the ledger's measured acceptance)."),
     acceptance_length: float | None = typer.Option(
         None, "--acceptance-length", help="Mean accepted length AL at --k-max (other k: converted, i.i.d.)."),
     temperature: float | None = typer.Option(None, "--temperature", help="Sampling temperature (acceptance lookup)."),
-    k_max: int = typer.Option(4, "--k-max", min=0),
-    method: str = typer.Option("mtp", "--method"),
-    as_json: bool = typer.Option(False, "--json"),
+    k_max: int = typer.Option(4, "--k-max", min=0, help="Largest k (draft tokens per step) to try."),
+    method: str = typer.Option("mtp", "--method", help="Speculative method to rank: mtp, eagle3, draft-model, …"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     ledger_dir: Path | None = LedgerOption,
 ) -> None:
     """Rank spec on/off and k, weight format and device count by predicted tok/s, with reasons and the nearest
@@ -149,11 +158,13 @@ def advise_cmd(
         raise typer.BadParameter(f"unknown --method {method!r}: one of {', '.join(METHODS)}")
     if acceptance_length is not None and not 1.0 <= acceptance_length <= k_max + 1:
         raise typer.BadParameter(f"--acceptance-length {acceptance_length:g} outside [1, k_max+1={k_max + 1}]")
-    req = AdviceRequest(model=model, hardware=hardware, context=context, output_tokens=output_tokens,
+    ledger = load(ledger_dir)
+    model, hardware, engine, kv = resolve_ids(ledger, model=model, hardware=hardware, engine=engine, kv=kv)
+    req = AdviceRequest(model=model, hardware=hardware, context=input_tokens, output_tokens=output_tokens,
                         concurrency=concurrency, devices=devices, target_tok_s=target_tok_s, engine=engine, kv=kv,
                         method=method, k_max=k_max, rates=_rates(acceptance), acceptance_length=acceptance_length,
                         temperature=temperature)
-    advice = advise_ledger(load(ledger_dir), req)
+    advice = advise_ledger(ledger, req)
     result = advice.to_json()
     if as_json:
         print(json.dumps(result, indent=2))
@@ -162,18 +173,16 @@ def advise_cmd(
 
 
 def _render_advice(result: dict[str, Any]) -> None:
-    from rich.table import Table
-
-    table = Table("#", "option", "tok/s/stream", "aggregate", "S", "reason", "nearest measured (Δ prediction)")
+    table = []
     for i, row in enumerate(result["options"], 1):
         near = "; ".join(f"{n['arm']} [{n['conditions']}] {n['measured_tok_s_per_stream']} tok/s "
                          f"({n['delta_pct']:+.0f} %)" for n in row["nearest_measured"])
         span = row["tok_s_per_stream_range"]
         tok_s = str(row["tok_s_per_stream"]) + ("" if not span else f" ({span[0]}–{span[1]})")
-        table.add_row(str(i), str(row["option"]), tok_s, str(row["aggregate_tok_s"]), str(row["speedup"] or ""),
-                      str(row["reason"]), near)
+        table.append((i, str(row["option"]), tok_s, row["aggregate_tok_s"], row["speedup"], str(row["reason"]), near))
     out = console()
-    out.print(table)
+    print_table(out, ["#", "option", "tok/s/stream", "aggregate", "S", "reason", "nearest measured (Δ prediction)"],
+                table)
     for k, choice in result["acceptance"].items():
         out.print(f"acceptance k={k}: AL {choice['acceptance_length']:.2f} — {choice['origin']}")
     for line in [result["target"], result["format_note"], *(f"skipped {u}" for u in result["formats_skipped"])]:
@@ -190,7 +199,7 @@ def calibrate_cmd(
         None, "--assume-concurrency", min=1,
         help="Use arms whose concurrency is unknown at this concurrency (e.g. 1 for per-request tables; stated)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Fit and print; write nothing."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     ledger_dir: Path | None = LedgerOption,
 ) -> None:
     """Fit η_m, η_c, t0, t0_draft, φ per (hardware, engine) and write calibration records to <ledger>/calibrations/."""

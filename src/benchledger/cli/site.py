@@ -13,7 +13,8 @@ OUT_OPTION = typer.Option(..., "--out", "-o", file_okay=False,
                           help="Output folder (created; an earlier site there is replaced).")
 SERVE_OUT_OPTION = typer.Option(None, "--out", "-o", file_okay=False,
                                 help="Build into this folder (default: a temporary folder).")
-PORT_OPTION = typer.Option(8000, "--port", "-p", min=0, max=65535, help="Port on 127.0.0.1 (0 = any free port).")
+PORT_OPTION = typer.Option(8765, "--port", "-p", min=0, max=65535,
+                           help="Port on 127.0.0.1 (0 = any free port; the default is one no engine uses).")
 
 
 def register(app: typer.Typer) -> None:
@@ -45,14 +46,23 @@ def serve_cmd(
     ledger_dir: Path | None = LedgerOption,
 ) -> None:
     """Build the site and serve it on http://127.0.0.1:PORT/ until Ctrl-C."""
+    import errno
+
+    from benchledger.errors import BenchledgerError
     from benchledger.site import build_site
     from benchledger.site.serve import make_server
 
     with tempfile.TemporaryDirectory(prefix="benchledger-site-") as tmp:
-        report = build_site(ledger_dir, out or Path(tmp) / "site")
-        server = make_server(report.out, port)
-        console().print(f"serving {report.out} on http://127.0.0.1:{server.server_port}/ (Ctrl-C stops)")
+        target = out or Path(tmp) / "site"
+        try:  # bind first: a busy port is said at once, before the build
+            server = make_server(target, port)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise BenchledgerError(f"port {port} on 127.0.0.1 is in use; pass --port N (0 = any free port)") from None
+            raise BenchledgerError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
         try:
+            report = build_site(ledger_dir, target)
+            console().print(f"serving {report.out} on http://127.0.0.1:{server.server_port}/ (Ctrl-C stops)")
             server.serve_forever()
         except KeyboardInterrupt:
             pass

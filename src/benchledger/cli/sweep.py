@@ -9,7 +9,7 @@ from typing import Any
 import typer
 
 from benchledger.cli.options import LedgerOption, console
-from benchledger.cli.render import table
+from benchledger.cli.render import print_table
 
 sweep_app = typer.Typer(help="Sweeps as code: one file, resumable, run locally or on Slurm.", no_args_is_help=True)
 
@@ -41,9 +41,9 @@ def plan(file: Path = typer.Argument(..., help="Sweep file (YAML)."),
              f"{c.spec_method}:{c.spec_k}" if c.spec_k is not None else str(c.spec_method), len(p.points))
             for c in p.cells]
     con = console()
-    con.print(table(("group", "cell", "key", "server", "spec", "client points"), rows,
-                    title=f"sweep {p.sweep.name}: {len(p.cells)} cells in {len(p.groups)} groups "
-                    f"({p.sweep.pairing.mode} pairing)"))
+    print_table(con, ("group", "cell", "key", "server", "spec", "client points"), rows,
+                title=f"sweep {p.sweep.name}: {len(p.cells)} cells in {len(p.groups)} groups "
+                f"({p.sweep.pairing.mode} pairing)")
     con.print("client points: " + ", ".join(pt.label for pt in p.points))
 
 
@@ -56,10 +56,11 @@ def run(
     retries: int = typer.Option(0, "--retries", min=0, help="Retries of a failed group."),
     record: bool = typer.Option(False, "--record", help="Then write the records and audit them."),
     ledger: Path | None = LedgerOption,
-    slurm_partition: str | None = typer.Option(None, "--slurm-partition"),
-    slurm_gpus_per_cell: int = typer.Option(0, "--slurm-gpus-per-cell", min=0),
+    slurm_partition: str | None = typer.Option(None, "--slurm-partition", help="Slurm partition of the job array."),
+    slurm_gpus_per_cell: int = typer.Option(0, "--slurm-gpus-per-cell", min=0, help="GPUs per array task (one cell)."),
     slurm_time: int = typer.Option(60, "--slurm-time", min=1, help="Minutes per array task."),
-    slurm_array_parallelism: int = typer.Option(16, "--slurm-array-parallelism", min=1),
+    slurm_array_parallelism: int = typer.Option(16, "--slurm-array-parallelism", min=1,
+                                                 help="Array tasks running at once."),
     slurm_extra: list[str] = typer.Option([], "--slurm-extra", help="Extra #SBATCH line, e.g. --exclusive."),
 ) -> None:
     """Run the groups not done yet (resume is the default), one allocation per group; optionally record."""
@@ -144,12 +145,12 @@ def _run_local(executor_cls: Any, prep: Any, retries: int, con: Any) -> None:
 
 def _print_states(states: list[Any]) -> None:
     rows = [(s.group.folder, s.state, s.attempt or "", s.detail) for s in states]
-    console(stderr=True).print(table(("group", "state", "attempt", "detail"), rows))
+    print_table(console(stderr=True), ("group", "state", "attempt", "detail"), rows)
 
 
 @sweep_app.command("status")
 def status(out: Path = typer.Argument(..., help="Sweep folder."),
-           as_json: bool = typer.Option(False, "--json")) -> None:
+           as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Each group's state: done, running, failed, lost (its job or process died) or pending."""
     from benchledger.sweep.executors import owner_alive
     from benchledger.sweep.store import SweepDir
@@ -162,7 +163,7 @@ def status(out: Path = typer.Argument(..., help="Sweep folder."),
                            "detail": s.detail} for s in states], indent=2))
         return
     rows = [(s.group.folder, ", ".join(s.group.cells), s.state, s.attempt or "", s.detail) for s in states]
-    console().print(table(("group", "cells", "state", "attempt", "detail"), rows))
+    print_table(console(), ("group", "cells", "state", "attempt", "detail"), rows)
 
 
 @sweep_app.command("record")

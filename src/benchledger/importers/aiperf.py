@@ -1,6 +1,6 @@
 """``aiperf``: AIPerf's ``profile_export_aiperf.json`` (PATH may be the file or its artifact folder).
 
-Metric semantics mapped explicitly (harness-metrics.md §2):
+Metric semantics mapped explicitly:
 
 - ``inter_token_latency`` is (latency − TTFT)/(OSL − 1) per request = vLLM's **TPOT** → metric ``tpot``,
   definition ``aiperf-itl``;

@@ -1,4 +1,4 @@
-"""``autobench``: config pages of gauravmm/autobench (YAML front matter + Markdown notes), seed-systems.md §A.3.
+"""``autobench``: config pages of gauravmm/autobench (YAML front matter + Markdown notes).
 
 Each page becomes a source record (the page text is the stored excerpt) and one arm; every number is quoted
 with the page line that states it. Pages given together that share model, checkpoint, engine, quant and context

@@ -1,6 +1,6 @@
 """``guidellm``: GuideLLM's benchmarks report (JSON or YAML). Each benchmark of the report becomes one arm.
 
-Metric semantics mapped explicitly (harness-metrics.md §2):
+Metric semantics mapped explicitly:
 
 - ``inter_token_latency_ms`` = (last token − first token)/(n − 1) = vLLM's TPOT formula → metric ``tpot``,
   definition ``guidellm-itl``. GuideLLM's distribution is over *tokens* (count = Σ(n − 1)), not requests.

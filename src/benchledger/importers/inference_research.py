@@ -1,4 +1,4 @@
-"""``inference-research``: a benchmark JSON record of phantomic12/inference-research (seed-systems.md §B.2).
+"""``inference-research``: a benchmark JSON record of phantomic12/inference-research.
 
 The file text becomes a source record (its stored excerpt); the one number (``value``) is quoted with the
 ``"value": …`` text. Structured fields map to the subject (``engine_id``, ``accelerator_ids``, ``interconnect_ids``,

@@ -1,4 +1,4 @@
-"""``mlperf``: an MLPerf Inference results summary CSV (checker output; columns in ledger-anchors.md §1).
+"""``mlperf``: an MLPerf Inference results summary CSV (the results checker's output).
 
 Only LLM benchmarks import (llama2-70b, llama3.1-*, mixtral-8x7b, gptj, deepseek-r1, gpt-oss-120b); the other
 rows (resnet, bert, dlrm, …) are skipped and named in the body. The CSV text becomes a source record and every

@@ -1,6 +1,6 @@
 """``vllm-bench``: the JSON written by ``vllm bench serve --save-result`` (and benchledger's own ``summary.json``).
 
-Key semantics (harness-metrics.md §1-§2): ``*_ttft_ms`` = first SSE message with content − send;
+Key semantics (as ``vllm bench serve`` writes them): ``*_ttft_ms`` = first SSE message with content − send;
 ``*_tpot_ms`` = per request (E2EL − TTFT)/(n − 1); ``*_itl_ms`` = per-*chunk* gaps pooled over requests;
 ``output_throughput`` = Σ output tokens / duration (drain tail included); ``spec_decode_*`` = /metrics counters
 differenced over the run (rate in %, length with the bonus token, per-position = unconditional survival).

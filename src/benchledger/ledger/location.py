@@ -32,6 +32,9 @@ def resolve_ledger_dir(path: Path | str | None) -> Path:
     """The ledger folder to use for a command; it must exist."""
     root = Path(path) if path is not None else default_ledger_dir()
     if not root.is_dir():
+        if path is None and not os.environ.get(ENV_VAR):
+            raise LedgerError(f"no bundled ledger at {root}: it ships with a source checkout of benchledger, not "
+                              f"with an installed wheel; pass --ledger DIR or set ${ENV_VAR}")
         raise LedgerError(f"{root}: ledger folder not found (pass --ledger DIR or set ${ENV_VAR})")
     return root
 

@@ -1,6 +1,6 @@
 """What one decode or verify step of a model reads and computes: ``ModelSpec`` built from a ``ModelArch`` record.
 
-All counts are plain numbers (parameters, not billions; bytes, not MiB). The rules follow perf-model.md §1.3/§4:
+All counts are plain numbers (parameters, not billions; bytes, not MiB). The rules:
 
 - KV per token over full-attention layers only; sliding-window layers are capped at their window;
   MLA stores one latent of ``d_c + d_r`` elements per layer (no separate K and V).
@@ -81,7 +81,7 @@ class ModelSpec:
         return self.kv_elements_per_token_layer * tokens * kv_bytes
 
     def attention_flops_per_query(self, context: float) -> float:
-        """Attention FLOPs of one query token over all attention layers at ``context`` (§1.3)."""
+        """Attention FLOPs of one query token over all attention layers at ``context``."""
         window = self.sliding_window if self.sliding_window is not None else context
         tokens = self.layers_full * context + self.layers_sliding * min(context, window)
         if self.attention == "mla":
@@ -152,7 +152,7 @@ def gated_delta_state_mib(layers_linear: int, value_heads: int, key_head_dim: in
                           state_bytes: float) -> float:
     """Recurrent (delta-rule) state of one sequence in MiB: ``layers × V-heads × d_k × d_v × bytes``.
 
-    A Gated DeltaNet layer keeps one ``d_k × d_v`` matrix per value head (perf-model.md §1.5); the short
+    A Gated DeltaNet layer keeps one ``d_k × d_v`` matrix per value head; the short
     convolution state (a few KiB per layer) is left out. Qwen3.5/3.6/3.8-27B: 48 × 48 × 128 × 128 × 4 B = 144 MiB.
     """
     return layers_linear * value_heads * key_head_dim * value_head_dim * state_bytes / MIB

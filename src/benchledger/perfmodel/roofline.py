@@ -1,4 +1,4 @@
-"""Per-step time of a decode or verify forward on TP-sharded devices, as a sum of named terms (perf-model.md §1.3).
+"""Per-step time of a decode or verify forward on TP-sharded devices, as a sum of named terms.
 
 Each operator class costs ``max(bytes / (η_m·BW), flops / (η_c·P))`` per device; the step adds a fixed per-step
 overhead ``t0`` and the tensor-parallel all-reduces. A verify forward carries ``T`` query tokens per sequence:

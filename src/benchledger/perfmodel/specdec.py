@@ -1,6 +1,6 @@
 """Speculative decoding on top of the roofline: draft cost, verify step, accepted length and speedup.
 
-With k drafts a step verifies ``T = k + 1`` query tokens per sequence (perf-model.md §1.2):
+With k drafts a step verifies ``T = k + 1`` query tokens per sequence:
 
     t_spec = Σ_{d=1..k} t_draft,d + t_verify(T) + t0        AL = 1 + Σ_{i≤k} r_i        S = AL · t_base / t_spec
 

@@ -14,7 +14,7 @@ LOAD_CONDITIONS: tuple[str, ...] = (
     "engine_version",
     "warmup",
 )
-"""The seven conditions every benchmark must state or explain (DESIGN.md, load-condition audit)."""
+"""The seven conditions every benchmark must state or explain (the ``conditions`` audit checks them)."""
 
 EXTRA_CONDITIONS: tuple[str, ...] = ("weights", "parallelism")
 SPEC_CONDITIONS: tuple[str, ...] = ("spec_method", "spec_k", "spec_acceptance")

@@ -1,6 +1,6 @@
 """The metric vocabulary: names, canonical units, and which direction is better.
 
-Definitions follow vLLM ``bench serve`` where one exists (see DESIGN.md); a result may name a different
+Definitions follow vLLM ``bench serve`` where one exists; a result may name a different
 ``definition`` (e.g. ``aiperf-itl``, ``guidellm-tpot-incl-ttft``) when its source used one.
 """
 

@@ -8,6 +8,9 @@ from pathlib import Path
 from typing import Any
 
 HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+"""Not a port any inference engine listens on by default (vLLM, TensorRT-LLM, Triton: 8000; llama.cpp, TGI: 8080;
+SGLang: 30000; Ollama: 11434; LM Studio: 1234), so a preview never collides with the server being measured."""
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -30,4 +33,4 @@ def make_server(site_dir: Path | str, port: int = 0) -> ThreadingHTTPServer:
     return server
 
 
-__all__ = ["HOST", "make_server"]
+__all__ = ["DEFAULT_PORT", "HOST", "make_server"]

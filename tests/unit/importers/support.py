@@ -1,4 +1,4 @@
-"""Helpers for importer tests: options with a fixed date, a tiny reference ledger, snapshots, audit errors."""
+"""Helpers for importer tests: options with a fixed date, snapshots, audit errors (ledgers: ``ledger_builder``)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ from pathlib import Path
 
 from benchledger.audit import run_audit
 from benchledger.importers.common import ImportOptions
-from benchledger.ledger.io import write_record
 from benchledger.ledger.store import Ledger
-from benchledger.schema import Accelerator, Benchmark, Engine, ModelArch, Unknown
+from benchledger.schema import Benchmark
 
 FIXTURES = Path(__file__).resolve().parents[2] / "data" / "fixtures"
 RETRIEVED = dt.date(2026, 11, 30)
@@ -18,17 +17,6 @@ RETRIEVED = dt.date(2026, 11, 30)
 
 def options(**kw: object) -> ImportOptions:
     return ImportOptions(retrieved=RETRIEVED, **kw)  # type: ignore[arg-type]
-
-
-def write_reference_ledger(root: Path) -> None:
-    """A tiny ledger with the references the autobench pages name (model by HF id, engine by name)."""
-    u = Unknown(unknown="unchecked", note="test reference")
-    write_record(root, ModelArch(kind="model", id="qwen3-8-27b", title="Qwen3.8-27B", name="Qwen3.8-27B",
-                                 hf_id="Qwen/Qwen3.8-27B", hidden_size=u, layers_full_attention=u, num_heads=u,
-                                 num_kv_heads=u, head_dim=u, vocab_size=u, params_total=u))
-    write_record(root, Engine(kind="engine", id="vllm", title="vLLM", name="vLLM"))
-    write_record(root, Accelerator(kind="accelerator", id="nvidia-gb10", title="NVIDIA GB10", name="GB10",
-                                   vendor="NVIDIA", memory_gb=u, memory_bandwidth_gbs=u))
 
 
 def snapshot(root: Path) -> dict[str, str]:

@@ -11,13 +11,14 @@ from tests.unit.importers.support import (
     options,
     results,
     snapshot,
-    write_reference_ledger,
 )
 
 from benchledger.errors import ImportFormatError
 from benchledger.importers import import_files
 from benchledger.ledger.store import Ledger
 from benchledger.schema import Source, Unknown
+
+from ledger_builder import write_import_reference
 
 
 def _pages(fixtures: Path) -> list[Path]:
@@ -83,7 +84,7 @@ def test_conditions_omitted_and_stated(fixtures: Path, ledger_dir: Path) -> None
 
 
 def test_references_resolved_from_a_tiny_ledger(fixtures: Path, ledger_dir: Path) -> None:
-    write_reference_ledger(ledger_dir)
+    write_import_reference(ledger_dir)
     outcomes = import_files("autobench", _pages(fixtures)[:2], ledger_dir, options(accelerator="nvidia-gb10"))
     assert not any(o.record_id.startswith("unknown-") for o in outcomes)
     record = benchmark(ledger_dir, next(o.record_id for o in outcomes if o.kind == "benchmark"))

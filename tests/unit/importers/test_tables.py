@@ -15,7 +15,7 @@ from benchledger.importers.tables import find_tables
 from benchledger.ledger.io import write_record
 from benchledger.schema import Source
 
-# Rows as published in the autobench Qwen3.8-27B validation table (seed-systems.md §A.8).
+# Rows as published in the autobench Qwen3.8-27B validation table.
 EXCERPT = """Validation data.
 
 | conc | base decode | +MTP decode | speedup | base TPOT | MTP TPOT | base TTFT |

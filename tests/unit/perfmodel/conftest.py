@@ -1,4 +1,4 @@
-"""Test inputs for the physics model: architectures and parts from perf-model.md §4 / ledger-anchors.md §5.
+"""Test inputs for the physics model: architectures (from the models' public configs) and parts.
 
 These are test inputs built directly as dataclasses, not ledger data.
 """

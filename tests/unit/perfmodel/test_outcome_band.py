@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perfmodel_ledger import arm, benchmark, write_reference
-
 from benchledger.ledger import Ledger, write_record
 from benchledger.ledger.index import build_index
 from benchledger.schema.metrics import OUTCOME_BAND, spec_outcome
 from benchledger.site.context import effect_class
+
+from ledger_builder import physics_arm as arm
+from ledger_builder import physics_benchmark as benchmark
+from ledger_builder import write_physics_reference as write_reference
 
 
 def test_view_site_and_python_share_the_band(tmp_path: Path) -> None:

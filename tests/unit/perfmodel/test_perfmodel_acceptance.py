@@ -6,11 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from perfmodel_ledger import arm, benchmark, q, write_reference
 
 from benchledger.ledger import Ledger, write_record
 from benchledger.perfmodel.acceptance import DEFAULT_ALPHA, choose_acceptance, iid_alpha, iid_length
 from benchledger.schema import Acceptance
+
+from ledger_builder import physics_arm as arm
+from ledger_builder import physics_benchmark as benchmark
+from ledger_builder import physics_quantity as q
+from ledger_builder import write_physics_reference as write_reference
 
 
 def _ledger(root: Path) -> Ledger:

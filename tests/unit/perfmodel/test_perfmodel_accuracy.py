@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perfmodel_ledger import arm, benchmark, write_reference
-
 from benchledger.ledger import Ledger, write_record
 from benchledger.perfmodel.accuracy import LEVELS, hold_out
 from benchledger.perfmodel.calibrate import observations
 from benchledger.perfmodel.campaigns import campaign_of, campaigns
 from benchledger.schema import Source
+
+from ledger_builder import physics_arm as arm
+from ledger_builder import physics_benchmark as benchmark
+from ledger_builder import write_physics_reference as write_reference
 
 SHA = "0" * 64
 

@@ -1,4 +1,4 @@
-"""Architecture terms against hand-computed values (perf-model.md §4)."""
+"""Architecture terms against hand-computed values."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def test_dense_streamed_params_exclude_the_untied_embedding(llama8b: ModelSpec) 
 
 def test_mtp_params_estimate_when_not_given(qwen27b: ModelSpec) -> None:
     estimated = ModelSpec(**{**qwen27b.__dict__, "mtp_params": None})
-    # one average layer (24.46e9 / 64) plus the 2H x H projection ≈ 0.43B, close to the 0.42B of §1.4
+    # one average layer (24.46e9 / 64) plus the 2H x H projection ≈ 0.43B, close to the published 0.42B
     assert estimated.mtp_layer_params == pytest.approx(0.42e9, rel=0.05)
     assert estimated.mtp_params_estimated and not qwen27b.mtp_params_estimated
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from perfmodel_ledger import arm, benchmark, write_reference
 
 from benchledger.ledger import Ledger, write_record
 from benchledger.perfmodel.calibrate import calibrate_ledger
@@ -14,6 +13,10 @@ from benchledger.perfmodel.predict import Params, predict
 from benchledger.perfmodel.roofline import Efficiency
 from benchledger.perfmodel.specdec import SpecConfig
 from benchledger.schema import Calibration
+
+from ledger_builder import physics_arm as arm
+from ledger_builder import physics_benchmark as benchmark
+from ledger_builder import write_physics_reference as write_reference
 
 TRUE = Efficiency(eta_m=0.6, eta_c=0.08, t0=0.004, phi=1.0)
 

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from perfmodel_inputs import BF16, FP8, NVFP4
-from perfmodel_ledger import arm, benchmark, write_reference
 
 from benchledger.ledger import Ledger, write_record
 from benchledger.perfmodel.architecture import MIB, ModelSpec, gated_delta_state_mib
@@ -17,9 +16,13 @@ from benchledger.perfmodel.predict import Params, Scenario, predict
 from benchledger.perfmodel.roofline import Efficiency, StepConfig, step_time
 from benchledger.perfmodel.specdec import SpecConfig, draft_terms, spec_step_time
 
+from ledger_builder import physics_arm as arm
+from ledger_builder import physics_benchmark as benchmark
+from ledger_builder import write_physics_reference as write_reference
+
 
 def test_gated_delta_state_of_qwen_27b_is_144_mib() -> None:
-    # 48 GDN layers × 48 V-heads × 128 × 128 × 4 B (fp32 state), perf-model.md §1.5
+    # 48 GDN layers × 48 V-heads × 128 × 128 × 4 B (fp32 state)
     assert gated_delta_state_mib(48, 48, 128, 128, 4) == 144.0
     assert gated_delta_state_mib(36, 32, 128, 128, 4) == 72.0  # Qwen3-Next-80B-A3B
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from perfmodel_ledger import arm, benchmark, write_reference
 
 from benchledger.catalog.build import build_catalog
 from benchledger.ledger import Ledger, write_record
@@ -14,6 +13,9 @@ from benchledger.perfmodel.efficiency import record_efficiency
 from benchledger.schema import Benchmark
 
 from cli_runner import run_cli
+from ledger_builder import physics_arm as arm
+from ledger_builder import physics_benchmark as benchmark
+from ledger_builder import write_physics_reference as write_reference
 
 
 @pytest.fixture

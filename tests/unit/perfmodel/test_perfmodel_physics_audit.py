@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from perfmodel_ledger import GB10_BW, arm, benchmark, write_reference
 
 from benchledger.audit.checks import physics_above_ceiling
 from benchledger.audit.context import AuditContext
@@ -13,6 +12,11 @@ from benchledger.ledger import Ledger, write_record
 from benchledger.perfmodel.ceiling import CeilingInputs, arm_ceiling
 from benchledger.perfmodel.efficiency import record_efficiency
 from benchledger.schema import Benchmark
+
+from ledger_builder import GB10_BW
+from ledger_builder import physics_arm as arm
+from ledger_builder import physics_benchmark as benchmark
+from ledger_builder import write_physics_reference as write_reference
 
 
 def _bytes_per_step_c1() -> float:

@@ -59,7 +59,7 @@ def test_phi_multiplies_only_the_verify_attention(qwen27b: ModelSpec, b60x2: Har
     assert plain.term("verify_attention") is None
     attention = plain.term("attention")
     assert attention is not None and attention.seconds == pytest.approx(a1.seconds)
-    # KV bytes per GPU at 50K: 64 KiB × 50K / 2 (the §1.4 worked example: ≈1.64 GB)
+    # KV bytes per GPU at 50K: 64 KiB × 50K / 2 (≈1.64 GB)
     assert attention.bytes == pytest.approx(64 * 1024 * 50_000 / 2)
 
 
@@ -68,7 +68,7 @@ def test_recurrent_state_traffic_scales_with_one_plus_writes(qwen27b: ModelSpec,
     plain = step_time(cfg, IDEAL).term("recurrent_state")
     spec = step_time(replace(cfg, query_tokens=4, state_writes=4), IDEAL).term("recurrent_state")
     assert plain is not None and spec is not None
-    assert plain.bytes == pytest.approx(32 * 144 * 2**20 * 2)  # ≈ 9.7 GB per step (§1.5)
+    assert plain.bytes == pytest.approx(32 * 144 * 2**20 * 2)  # ≈ 9.7 GB per step
     assert spec.bytes == pytest.approx(32 * 144 * 2**20 * 5)  # ≈ 24 GB at T=4
 
 

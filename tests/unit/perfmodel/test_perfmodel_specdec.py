@@ -41,7 +41,7 @@ def test_speedup_is_al_times_base_over_spec_step(qwen27b: ModelSpec, gb10: Hardw
 
 
 def test_mtp_speedup_on_gb10_falls_with_concurrency(qwen27b: ModelSpec, gb10: HardwareSpec) -> None:
-    """autobench Qwen3.8-27B NVFP4 sweep (seed-systems §A.8): +91 % at c1 falling to ≈ +1 % at c128."""
+    """autobench Qwen3.8-27B NVFP4 sweep: +91 % at c1 falling to ≈ +1 % at c128."""
     eff = Params(Efficiency(eta_m=0.7, eta_c=0.05, t0=0.003))
     speedups = []
     for conc in (1, 2, 4, 8, 16, 32, 64, 128):
@@ -73,7 +73,7 @@ def test_b60_collapse_at_50k_comes_from_the_verify_kernel_factor(qwen27b: ModelS
 
     ideal_1k, _ = run(1_000, 1.0)
     ideal_50k, _ = run(50_000, 1.0)
-    assert ideal_50k > ideal_1k > 2.0  # ideal kernel: speedup rises with L (§1.4 worked example: 2.5 → 2.75)
+    assert ideal_50k > ideal_1k > 2.0  # ideal kernel: speedup rises with L (2.5 → 2.75 by hand)
     slow_1k, _ = run(1_000, 15.0)
     slow_50k, limiting = run(50_000, 15.0)
     assert slow_1k > 2.0
