@@ -26,10 +26,21 @@ from typing import Any
 
 from benchledger.ledger import Ledger
 from benchledger.ledger.io import atomic_write_text
-from benchledger.perfmodel.accuracy import LEVELS, Pair, Scored, hold_out, median, outcome_counts
+from benchledger.perfmodel.acceptance import measured_acceptance
+from benchledger.perfmodel.accuracy import (
+    LEVELS,
+    Pair,
+    Scored,
+    hold_out,
+    hold_out_prefill,
+    median,
+    outcome_counts,
+)
 from benchledger.perfmodel.calibrate import Observation, observations
+from benchledger.perfmodel.calibrate_prefill import prefill_observations
 from benchledger.perfmodel.campaigns import campaign_of, campaigns
-from benchledger.schema import Benchmark
+from benchledger.perfmodel.inputs import arm_context
+from benchledger.schema import Arm, Benchmark, effective_subject
 from benchledger.schema.metrics import OUTCOME_BAND, spec_outcome
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "model-accuracy.md"
@@ -66,10 +77,26 @@ def _pair(p: Pair) -> dict[str, Any]:
 
 
 def evaluate(ledger: Ledger, *, assume_context: float | None, assume_concurrency: int | None) -> dict[str, Any]:
-    obs, skipped = observations(ledger, unknown_context=assume_context, unknown_concurrency=assume_concurrency)
     groups = campaigns(ledger)
     record_campaign = campaign_of(groups)
+    members = {c.id: c.records for c in groups}
+
+    def acceptance(record: Benchmark, arm: Arm, k: int) -> tuple[float, str] | None:
+        """The ledger's measured acceptance for this model + method + k, the arm's own campaign left out."""
+        assert arm.speculative is not None
+        found = measured_acceptance(ledger, model=effective_subject(record, arm).model, method=arm.speculative.method,
+                                    k=k, context=arm_context(record, arm), exclude=members[record_campaign[record.id]])
+        if found is None:
+            return None
+        return found.central, f"median of {', '.join(a.ref for a in found.arms)} (other campaigns)"
+
+    obs, skipped = observations(ledger, unknown_context=assume_context, unknown_concurrency=assume_concurrency,
+                                unknown_acceptance=acceptance)
     scored, pairs = hold_out(obs, lambda o: record_campaign[o.ref.partition("#")[0]], baselines_of(ledger, obs))
+    pre_obs, pre_skipped = prefill_observations(ledger, unknown_concurrency=assume_concurrency)
+    pre_scored = hold_out_prefill(pre_obs, lambda o: record_campaign[o.ref.partition("#")[0]])
+    ttft = [p for p in pre_scored if p.obs.metric == "ttft"]
+    prefill_tps = [p for p in pre_scored if p.obs.metric == "prefill_throughput"]
     rows = [_row(s) for s in scored]
     pair_rows = [_pair(p) for p in pairs]
     used = {o.ref.partition("#")[0] for o in obs}
@@ -89,8 +116,17 @@ def evaluate(ledger: Ledger, *, assume_context: float | None, assume_concurrency
                        "arms_used": sum(1 for o in obs if record_campaign[o.ref.partition("#")[0]] == c.id)}
                       for c in groups if used.intersection(c.records)],
         "median_abs_pct_error_decode": median(s.abs_pct_error for s in scored),
-        "median_abs_pct_error_ttft": None,
-        "ttft_note": "prefill is not modelled yet: no TTFT predictions",
+        "median_abs_pct_error_ttft": median(p.abs_pct_error for p in ttft),
+        "ttft_arms": len(ttft),
+        "median_abs_pct_error_prefill_tok_s": median(p.abs_pct_error for p in prefill_tps),
+        "prefill_tok_s_arms": len(prefill_tps),
+        "ttft_note": (f"{len(ttft)} TTFT and {len(prefill_tps)} prefill-throughput arms of requests prefilled alone "
+                      f"(concurrency 1); {len(pre_skipped)} others skipped with a reason"),
+        "prefill_rows": [{"arm": p.obs.ref, "campaign": p.campaign, "metric": p.obs.metric,
+                          "measured": round(p.obs.value, 3), "predicted": round(p.predicted, 3),
+                          "abs_pct_error": round(p.abs_pct_error, 2), "params_from": p.level,
+                          "training_arms": p.training_arms, "assumed": list(p.obs.assumed)} for p in pre_scored],
+        "prefill_skipped": [{"arm": ref, "reason": why} for ref, why in pre_skipped],
         "speedup_pairs": len(pairs),
         "median_abs_pct_error_speedup": median(p.abs_pct_error for p in pairs),
         "speedup_right_side_share": round(sum(p.right_side for p in pairs) / len(pairs), 3) if pairs else None,
@@ -128,7 +164,10 @@ def render(result: dict[str, Any]) -> str:
         f"| arms scored | {result['arms']} ({result['skipped_arms']} skipped: unknown conditions or no decode metric) |",
         f"| campaigns | {len(result['campaigns'])} |",
         f"| median \\|error\\| decode tok/s | {_pct(result['median_abs_pct_error_decode'])} |",
-        f"| median \\|error\\| TTFT | {_pct(result['median_abs_pct_error_ttft'])} ({result['ttft_note']}) |",
+        f"| median \\|error\\| TTFT | {_pct(result['median_abs_pct_error_ttft'])} over {result['ttft_arms']} arms "
+        f"({result['ttft_note']}) |",
+        f"| median \\|error\\| prefill tok/s | {_pct(result['median_abs_pct_error_prefill_tok_s'])} over "
+        f"{result['prefill_tok_s_arms']} arms |",
         f"| speculative pairs | {result['speedup_pairs']} |",
         f"| median \\|error\\| speedup | {_pct(result['median_abs_pct_error_speedup'])} |",
         f"| speedups on the right side of 1.0 | {result['speedup_right_side_share']} |",
@@ -156,6 +195,12 @@ def render(result: dict[str, Any]) -> str:
         lines.append(f"| {s['arm']} | {s['measured']} | {s['predicted']}{flag} | {s['measured_outcome']} / "
                      f"{s['predicted_outcome']} | {s['abs_pct_error']} % | {', '.join(s['limiting'])} | "
                      f"{'; '.join(s['assumed']) or '–'} |")
+    lines += ["", "## Prefill (TTFT, prefill tok/s)", "", "| arm | metric | measured | predicted | error | params "
+              "from |", "|---|---|---|---|---|---|"]
+    for r in result["prefill_rows"]:
+        lines.append(f"| {r['arm']} | {r['metric']} | {r['measured']} | {r['predicted']} | {r['abs_pct_error']} % | "
+                     f"{r['params_from']} ({r['training_arms']} arms) |")
+    lines += ["", "Skipped prefill arms:", ""] + [f"- {s['arm']}: {s['reason']}" for s in result["prefill_skipped"]]
     lines += ["", "## Campaigns", "", "| campaign | records | arms used |", "|---|---|---|"]
     for c in result["campaigns"]:
         lines.append(f"| {c['id']} | {', '.join(c['records'])} | {c['arms_used']} |")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,9 @@ def predict_cmd(
     acceptance_length: float | None = typer.Option(
         None, "--acceptance-length", help="Mean accepted length AL (default: the ledger's measured)."),
     draft_model: str | None = typer.Option(None, "--draft-model", help="Draft model id for --spec draft-model."),
+    prompt_tokens: float | None = typer.Option(
+        None, "--prompt-tokens", help="Prompt length for TTFT / prefill tok/s (default: --context)."),
+    pp: int | None = typer.Option(None, "--pp", min=1, help="Pipeline / layer-split stages (default: the engine's)."),
     ignore_fit: bool = typer.Option(False, "--ignore-fit", help="Predict even when weights + KV + state do not fit."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     ledger_dir: Path | None = LedgerOption,
@@ -99,7 +103,8 @@ def predict_cmd(
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from exc
     sc = scenario_for(ledger, model=model, hardware=hardware, weights=weights, context=context,
-                      concurrency=concurrency, devices=devices, tp=tp, kv=kv, engine=engine, spec=spec_cfg)
+                      concurrency=concurrency, devices=devices, tp=tp, kv=kv, engine=engine, spec=spec_cfg, pp=pp)
+    sc = replace(sc, prompt_tokens=prompt_tokens)
     if spec_cfg is not None:
         sc.provenance["acceptance"] = acceptance_origin
     memory = fit_check(sc)

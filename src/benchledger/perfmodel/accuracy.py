@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from benchledger.perfmodel.calibrate import Observation, fit, predicted
+from benchledger.perfmodel.calibrate_prefill import PrefillObservation, fit_prefill, predicted_prefill
 from benchledger.perfmodel.predict import Params, Prediction, predict
 from benchledger.perfmodel.roofline import Efficiency
 from benchledger.schema.metrics import spec_outcome
@@ -119,6 +120,49 @@ def hold_out(obs: list[Observation], campaign_of: Callable[[Observation], str],
     return [scored[o.ref] for o in obs], pairs
 
 
+@dataclass(frozen=True)
+class ScoredPrefill:
+    """One held-out TTFT (ms) or prefill-throughput (tok/s) prediction."""
+
+    obs: PrefillObservation
+    campaign: str
+    predicted: float
+    level: str
+    training_arms: int
+
+    @property
+    def abs_pct_error(self) -> float:
+        return abs(self.predicted / self.obs.value - 1.0) * 100.0
+
+
+def hold_out_prefill(obs: list[PrefillObservation],
+                     campaign_of: Callable[[PrefillObservation], str]) -> list[ScoredPrefill]:
+    """Each prefill observation predicted with ``eta_prefill`` / ``t0_prefill`` fitted on the other campaigns'
+    prefill arms only, at the first of ``LEVELS`` with ``MIN_TRAINING_ARMS`` (defaults otherwise)."""
+    cache: dict[tuple[str, str, tuple[str, str]], tuple[Efficiency, int] | None] = {}
+
+    def keys(o: PrefillObservation) -> list[tuple[str, tuple[str, str]]]:
+        hw, engine = o.key
+        return [(LEVELS[0], (hw, engine)), (LEVELS[1], (o.scenario.hardware.family, engine)),
+                (LEVELS[2], ("*", engine))]
+
+    out: list[ScoredPrefill] = []
+    for o in obs:
+        held_out = campaign_of(o)
+        eff, level, n = Efficiency(), LEVELS[-1], 0
+        for lvl, key in keys(o):
+            if (held_out, lvl, key) not in cache:
+                train = [t for t in obs if campaign_of(t) != held_out and dict(keys(t))[lvl] == key]
+                cache[(held_out, lvl, key)] = ((fit_prefill(train)[0], len(train))
+                                               if len(train) >= MIN_TRAINING_ARMS else None)
+            found = cache[(held_out, lvl, key)]
+            if found is not None:
+                (eff, n), level = found, lvl
+                break
+        out.append(ScoredPrefill(o, held_out, predicted_prefill(o, eff), level, n))
+    return out
+
+
 def median(values: Iterable[float]) -> float | None:
     vals = list(values)
     return round(statistics.median(vals), 2) if vals else None
@@ -138,5 +182,5 @@ def finite(values: Iterable[float]) -> bool:
     return all(math.isfinite(v) for v in values)
 
 
-__all__ = ["LEVELS", "MIN_TRAINING_ARMS", "HeldOutFits", "Pair", "Scored", "hold_out", "median", "outcome_counts",
-           "tok_s"]
+__all__ = ["LEVELS", "MIN_TRAINING_ARMS", "HeldOutFits", "Pair", "Scored", "ScoredPrefill", "hold_out",
+           "hold_out_prefill", "median", "outcome_counts", "tok_s"]

@@ -17,8 +17,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from benchledger.ledger.store import Ledger
+from benchledger.perfmodel.calibrate_prefill import PrefillObservation, fit_prefill, prefill_observations
 from benchledger.perfmodel.fitting import nelder_mead
-from benchledger.perfmodel.inputs import arm_scenario
+from benchledger.perfmodel.inputs import AcceptanceLookup, arm_scenario
 from benchledger.perfmodel.predict import Params, Prediction, Scenario, predict
 from benchledger.perfmodel.roofline import Efficiency
 from benchledger.perfmodel.specdec import FREE_METHODS
@@ -74,7 +75,7 @@ def arm_sources(record: Benchmark, arm: Arm) -> tuple[str, ...]:
 
 def observations(
     ledger: Ledger, *, unknown_context: float | None = None, unknown_concurrency: int | None = None,
-    records: Iterable[Benchmark] | None = None,
+    records: Iterable[Benchmark] | None = None, unknown_acceptance: AcceptanceLookup | None = None,
 ) -> tuple[list[Observation], list[tuple[str, str]]]:
     """Usable observations and, for the rest, ``(record#arm, reason)``."""
     usable: list[Observation] = []
@@ -87,7 +88,7 @@ def observations(
                 skipped.append((ref, "no decode throughput or TPOT result"))
                 continue
             built = arm_scenario(ledger, record, arm, unknown_context=unknown_context,
-                                 unknown_concurrency=unknown_concurrency)
+                                 unknown_concurrency=unknown_concurrency, unknown_acceptance=unknown_acceptance)
             if built.scenario is None:
                 skipped.append((ref, built.reason))
                 continue
@@ -149,6 +150,7 @@ def identifiable(obs: list[Observation], prior: Efficiency) -> tuple[str, ...]:
     return tuple(n for n in PARAMS if n in names)
 
 
+PREFILL_PARAMS = ("eta_prefill", "t0_prefill_ms")
 GEMM_TERMS = ("weights", "lm_head", "draft_layer", "draft_lm_head")
 
 
@@ -198,18 +200,27 @@ def calibration_id(accelerator: str, engine: str) -> str:
     return f"calibration-{accelerator}-{engine}"
 
 
-def calibration_record(accelerator: str, engine: str, result: Fit, skipped: list[tuple[str, str]]) -> Calibration:
-    """The ``calibration`` record of one fit: parameters as derived Quantities naming their observations."""
+def calibration_record(accelerator: str, engine: str, result: Fit, skipped: list[tuple[str, str]],
+                       prefill: list[PrefillObservation] | None = None) -> Calibration:
+    """The ``calibration`` record of one fit: parameters as derived Quantities naming their observations
+    (decode knobs from the decode arms, prefill knobs from the TTFT / prefill-throughput arms)."""
     refs = [o.ref for o in result.observations]
+    prefill_refs = [o.ref for o in prefill or []]
     assumed = sorted({a for o in result.observations for a in o.assumed})
     values = {"eta_m": (result.eff.eta_m, "fraction of peak bandwidth"),
               "eta_c": (result.eff.eta_c, "fraction of peak compute"),
               "t0_ms": (result.eff.t0 * 1e3, "ms"), "phi": (result.eff.phi, "factor"),
-              "t0_draft_ms": (result.eff.t0_draft * 1e3, "ms per draft step")}
+              "t0_draft_ms": (result.eff.t0_draft * 1e3, "ms per draft step"),
+              "eta_prefill": (result.eff.eta_prefill, "fraction of peak compute"),
+              "t0_prefill_ms": (result.eff.t0_prefill * 1e3, "ms")}
     inputs = refs + [f"assumed: {a}" for a in assumed]
+    pre_assumed = sorted({a for o in prefill or [] for a in o.assumed})
+    pre_inputs = prefill_refs + [f"assumed: {a}" for a in pre_assumed]
+    fitted = set(result.fitted) | ({"eta_prefill", "t0_prefill_ms"} if prefill_refs else set())
     params = {
-        name: Quantity(value=round(v, 6), unit=unit, provenance="derived", formula=FORMULA, inputs=inputs,
-                       note="" if name in result.fitted else "not identifiable from these arms: default kept")
+        name: Quantity(value=round(v, 6), unit=unit, provenance="derived", formula=FORMULA,
+                       inputs=(pre_inputs if name in PREFILL_PARAMS else inputs) or ["none: default"],
+                       note="" if name in fitted else "not identifiable from these arms: default kept")
         for name, (v, unit) in values.items()
     }
     lines = [
@@ -239,9 +250,11 @@ def calibrate_ledger(
     unknown_context: float | None = None, unknown_concurrency: int | None = None,
     exclude_sources: Iterable[str] = (),
 ) -> tuple[list[tuple[Calibration, Fit]], list[tuple[str, str]]]:
-    """Fit every (accelerator, engine) group with data; returns the records (not written) and skipped arms."""
+    """Fit every (accelerator, engine) group with decode data (and its prefill knobs where TTFT / prefill data
+    exist); returns the records (not written) and skipped arms."""
     excluded = set(exclude_sources)
     obs, skipped = observations(ledger, unknown_context=unknown_context, unknown_concurrency=unknown_concurrency)
+    pre_obs, pre_skipped = prefill_observations(ledger, unknown_concurrency=unknown_concurrency)
     groups: dict[tuple[str, str], list[Observation]] = {}
     for o in obs:
         if excluded.intersection(o.sources):
@@ -252,8 +265,12 @@ def calibrate_ledger(
     out = []
     for (acc, eng), group in sorted(groups.items()):
         result = fit(group)
-        out.append((calibration_record(acc, eng, result, []), result))
-    return out, skipped
+        pre = [p for p in pre_obs if p.key == (acc, eng)]
+        if pre:
+            eff, _ = fit_prefill(pre, result.eff)
+            result = replace(result, eff=eff)
+        out.append((calibration_record(acc, eng, result, [], pre), result))
+    return out, skipped + pre_skipped
 
 
 __all__ = [

@@ -7,6 +7,7 @@ the ``Ledger``). Anything a prediction needs that a record leaves unknown is eit
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from benchledger.engines import profile_for
@@ -36,7 +37,7 @@ from benchledger.schema import (
 
 WIDE_FORMATS = ("bf16", "fp16", "fp32")
 DEFAULT_KV = "bf16"
-PARAM_NAMES = ("eta_m", "eta_c", "t0_ms", "phi", "t0_draft_ms")
+PARAM_NAMES = ("eta_m", "eta_c", "t0_ms", "phi", "t0_draft_ms", "eta_prefill", "t0_prefill_ms")
 
 
 def _get(ledger: Ledger, kind: str, record_id: str, cls: type) -> object:
@@ -63,7 +64,7 @@ def hardware_spec(ledger: Ledger, accelerator_id: str, count: int = 1, links: li
 def scenario_for(
     ledger: Ledger, *, model: str, hardware: str, weights: str, context: float, concurrency: int,
     devices: int = 1, tp: int | None = None, kv: str | None = None, lm_head: str | None = None,
-    engine: str | None = None, spec: SpecConfig | None = None, links: list[str] | None = None,
+    engine: str | None = None, spec: SpecConfig | None = None, links: list[str] | None = None, pp: int | None = None,
 ) -> Scenario:
     """A ``Scenario`` from record ids. KV defaults to bf16 and the lm_head to bf16 (stated in assumptions)."""
     model_record = _get(ledger, "model", model, ModelArch)
@@ -80,12 +81,30 @@ def scenario_for(
         provenance["state_snapshots"] = (f"engine profile {profile.name} (benchledger/engines/) for {engine}: "
                                          + ("one state snapshot per verified position" if spec.state_snapshots
                                             else "one state write per step"))
+    tp, stages, split = device_split(engine, devices, tp, pp)
+    if split:
+        provenance["split"] = split
     return Scenario(
         model=model_from_record(model_record), hardware=hardware_spec(ledger, hardware, devices, links),
         weights=format_spec(ledger, weights), kv=format_spec(ledger, kv_id), lm_head=format_spec(ledger, head),
-        context=context, concurrency=concurrency, devices=devices, tp=tp, engine=engine, spec=spec,
+        context=context, concurrency=concurrency, devices=devices, tp=tp, pp=stages, engine=engine, spec=spec,
         provenance=provenance,
     )
+
+
+LAYER_SPLIT_ENGINES = ("llama-cpp",)
+"""Engines that split one model over several devices by layers unless told otherwise (llama.cpp's default
+``--split-mode layer``); the others shard tensors (TP)."""
+
+
+def device_split(engine: str | None, devices: int, tp: int | None, pp: int | None) -> tuple[int | None, int, str]:
+    """(tp, pipeline stages, how it was decided): stated sizes win; with neither stated, a layer-split engine
+    puts its ``devices`` in ``devices`` stages, any other engine shards over them (TP)."""
+    if pp is not None and pp > 1:
+        return tp, pp, f"pipeline/layer split over {pp} stages (stated)"
+    if tp is None and devices > 1 and engine in LAYER_SPLIT_ENGINES:
+        return 1, devices, f"layer split over {devices} devices ({engine}'s default --split-mode layer)"
+    return tp, 1, ""
 
 
 def snapshots_per_position(engine: str | None) -> bool:
@@ -115,6 +134,8 @@ def params_from_calibration(cal: Calibration) -> Params:
         eta_m=values.get("eta_m", base.eta_m), eta_c=values.get("eta_c", base.eta_c),
         t0=values.get("t0_ms", base.t0 * 1e3) / 1e3, phi=values.get("phi", base.phi),
         t0_draft=values.get("t0_draft_ms", base.t0_draft * 1e3) / 1e3,
+        eta_prefill=values.get("eta_prefill", base.eta_prefill),
+        t0_prefill=values.get("t0_prefill_ms", base.t0_prefill * 1e3) / 1e3,
     )
     origins = {name: (cal.id if not cal.parameters[name].note.startswith("not identifiable")
                       else f"default (not identifiable from the arms of {cal.id})")
@@ -206,12 +227,40 @@ class ArmScenario:
     assumed: tuple[str, ...] = ()
 
 
+AcceptanceLookup = Callable[[Benchmark, Arm, int], tuple[float, str] | None]
+"""(record, arm, k) → (AL, where it came from) for an arm whose own acceptance is unknown."""
+
+
+def _assumed_spec(record: Benchmark, arm: Arm, engine: str, lookup: AcceptanceLookup | None,
+                  assumed: list[str]) -> SpecConfig | str | None:
+    """``arm_spec``, or — when only the acceptance is unknown — the arm's quoted AL range midpoint, else
+    ``lookup``'s AL; each such use is appended to ``assumed``."""
+    spec = arm_spec(record, arm, engine)
+    if spec != "acceptance unknown" or arm.speculative is None:
+        return spec
+    k = int(number(arm.speculative.k) or 0)
+    acc = arm.acceptance
+    found: tuple[float, str] | None = None
+    if acc is not None and acc.mean_length_min is not None and acc.mean_length_max is not None:
+        low, high = float(acc.mean_length_min.value), float(acc.mean_length_max.value)
+        found = ((low + high) / 2, f"the midpoint of the arm's quoted AL range {low:g}–{high:g}")
+    elif lookup is not None:
+        found = lookup(record, arm, k)
+    if found is None:
+        return spec
+    al = min(max(found[0], 1.0), k + 1.0)
+    assumed.append(f"acceptance AL {al:.2f} assumed (unknown): {found[1]}")
+    return SpecConfig(arm.speculative.method, k, (), al, state_snapshots=snapshots_per_position(engine))
+
+
 def arm_scenario(ledger: Ledger, record: Benchmark, arm: Arm, *, unknown_context: float | None = None,
-                 unknown_concurrency: int | None = None) -> ArmScenario:
+                 unknown_concurrency: int | None = None,
+                 unknown_acceptance: AcceptanceLookup | None = None) -> ArmScenario:
     """The scenario an arm ran, from its effective subject/workload; unknown conditions give a reason.
 
     ``unknown_context`` / ``unknown_concurrency`` fill an unknown input length / concurrency for the caller's
-    own use (accuracy studies); each use is listed in ``assumed`` and nothing is written back to the ledger.
+    own use (accuracy studies), ``unknown_acceptance`` an unknown acceptance; each use is listed in ``assumed``
+    and nothing is written back to the ledger.
     """
     subject = effective_subject(record, arm)
     assumed: list[str] = []
@@ -232,10 +281,14 @@ def arm_scenario(ledger: Ledger, record: Benchmark, arm: Arm, *, unknown_context
             assumed.append(f"context {unknown_context:g} assumed (input_tokens unknown)")
     if missing:
         return ArmScenario(None, "unknown: " + ", ".join(missing))
-    spec = arm_spec(record, arm, subject.engine)
+    spec = _assumed_spec(record, arm, subject.engine, unknown_acceptance, assumed)
     if isinstance(spec, str):
         return ArmScenario(None, spec)
     tp = number(subject.parallelism.tp) if subject.parallelism is not None else None
+    pp = number(subject.parallelism.pp) if subject.parallelism is not None else None
+    split = device_split(subject.engine, int(devices or 1), int(tp) if tp else None, int(pp) if pp else None)[2]
+    if split and "stated" not in split:
+        assumed.append(split)
     kv = text(subject.kv_cache)
     if kv is None:
         assumed.append("kv cache bf16 assumed (unknown)")
@@ -244,7 +297,7 @@ def arm_scenario(ledger: Ledger, record: Benchmark, arm: Arm, *, unknown_context
         sc = scenario_for(
             ledger, model=subject.model, hardware=subject.accelerator, weights=weights, context=context,
             concurrency=concurrency, devices=int(devices), tp=int(tp) if tp else None, kv=kv,
-            engine=subject.engine, spec=spec, links=subject.interconnects,
+            engine=subject.engine, spec=spec, links=subject.interconnects, pp=int(pp) if pp else None,
         )
     except (MissingInputError, ValueError) as exc:
         return ArmScenario(None, str(exc))
@@ -252,11 +305,13 @@ def arm_scenario(ledger: Ledger, record: Benchmark, arm: Arm, *, unknown_context
 
 
 __all__ = [
+    "AcceptanceLookup",
     "ArmScenario",
     "arm_concurrency",
     "arm_context",
     "arm_scenario",
     "arm_spec",
+    "device_split",
     "find_calibration",
     "format_spec",
     "hardware_spec",

@@ -15,9 +15,13 @@ from typing import Any
 from benchledger.perfmodel.architecture import ModelSpec
 from benchledger.perfmodel.formats import FormatSpec
 from benchledger.perfmodel.hardware import HardwareSpec
+from benchledger.perfmodel.prefill import prefill_time
 from benchledger.perfmodel.roofline import IDEAL, Efficiency, StepConfig, StepTime, step_time
 from benchledger.perfmodel.specdec import SpecConfig, acceptance_length, spec_step_time
 
+GEMV_ROWS: dict[str, int] = {"llama-cpp": 8}
+"""Engines whose quantized GEMMs use a matrix-vector kernel up to this many rows (ggml's ``MMVQ_MAX_BATCH_SIZE``
+= 8 in ``ggml-cuda/mmvq.cuh``): a verify of T ≤ 8 tokens, or a batch of ≤ 8 sequences, stays memory-bound."""
 LIMITING_SHARE = 0.15
 """A term is named in ``limiting`` when it takes at least this share of the step."""
 
@@ -57,18 +61,22 @@ class Scenario:
     concurrency: int
     devices: int = 1
     tp: int | None = None
+    pp: int = 1
+    """Pipeline stages (layer split, e.g. llama.cpp's default ``--split-mode layer``)."""
     engine: str | None = None
     spec: SpecConfig | None = None
     provenance: dict[str, str] = field(default_factory=dict)
+    prompt_tokens: float | None = None
+    """Prompt length for TTFT / prefill (None: ``context``)."""
     """Reference inputs → record ids they came from (for the assumptions list)."""
 
     @property
     def tp_size(self) -> int:
-        return self.tp if self.tp is not None else self.devices
+        return self.tp if self.tp is not None else max(self.devices // max(self.pp, 1), 1)
 
     @property
     def replicas(self) -> int:
-        return max(self.devices // max(self.tp_size, 1), 1)
+        return max(self.devices // (max(self.tp_size, 1) * max(self.pp, 1)), 1)
 
     @property
     def batch_per_replica(self) -> int:
@@ -78,6 +86,7 @@ class Scenario:
         return StepConfig(
             model=self.model, hardware=self.hardware, weights=self.weights, kv=self.kv, lm_head=self.lm_head,
             batch=float(self.batch_per_replica), context=float(self.context), tp=self.tp_size,
+            stages=max(self.pp, 1), gemv_rows=GEMV_ROWS.get(self.engine or "", 0),
         )
 
 
@@ -95,6 +104,17 @@ class Prediction:
     step: StepTime
     baseline_step: StepTime | None
     assumptions: list[Assumption]
+    prefill_step: StepTime | None = None
+    prompt_tokens: float = 0.0
+
+    @property
+    def ttft_ms(self) -> float | None:
+        """Time to first token of a request arriving alone: its prefill forward (``prefill.py``)."""
+        return None if self.prefill_step is None else self.prefill_step.seconds * 1e3
+
+    @property
+    def prefill_tok_s(self) -> float | None:
+        return None if self.prefill_step is None else self.prompt_tokens / self.prefill_step.seconds
 
     @property
     def ceiling_aggregate_tok_s(self) -> float:
@@ -122,6 +142,12 @@ class Prediction:
             "step_ms": round(self.step.seconds * 1e3, 4),
             "terms": terms(self.step),
             "baseline_terms": terms(self.baseline_step),
+            "prompt_tokens": self.prompt_tokens,
+            "ttft_ms": None if self.ttft_ms is None else round(self.ttft_ms, 3),
+            "prefill_tok_s": None if self.prefill_tok_s is None else round(self.prefill_tok_s, 3),
+            "prefill_terms": terms(self.prefill_step),
+            "prefill_parameters": {a.name: {"value": a.value, "origin": a.origin} for a in self.assumptions
+                                   if a.name in ("eta_prefill", "t0_prefill_ms", "gemm_peak_tflops")},
             "assumptions": [a.__dict__ for a in self.assumptions],
         }
 
@@ -153,7 +179,10 @@ def predict(sc: Scenario, params: Params | None = None) -> Prediction:
     if sc.spec is not None:
         base_step, _ = _step(replace(sc, spec=None), eff)
         speedup = al * base_step.seconds / step.seconds
+    prompt = sc.prompt_tokens if sc.prompt_tokens is not None else sc.context
     return Prediction(
+        prefill_step=(prefill_time(sc.step_config(), prompt, eff) if sc.hardware.gemm_peak(sc.weights.id)[1]
+                      else None), prompt_tokens=prompt,
         tok_s_per_stream=per_stream,
         aggregate_tok_s=per_stream * sc.concurrency,
         tpot_ms=1e3 * step.seconds / al,
@@ -174,9 +203,15 @@ def _assumptions(sc: Scenario, params: Params, al: float) -> list[Assumption]:
         Assumption("eta_c", eff.eta_c, "fraction of peak compute", params.origin("eta_c")),
         Assumption("t0_ms", eff.t0 * 1e3, "ms per step", params.origin("t0_ms")),
     ]
+    out.append(Assumption("eta_prefill", eff.eta_prefill, "fraction of peak compute (prefill)",
+                          params.origin("eta_prefill")))
+    out.append(Assumption("t0_prefill_ms", eff.t0_prefill * 1e3, "ms per prefill", params.origin("t0_prefill_ms")))
     if sc.spec is not None:
         out.append(Assumption("phi", eff.phi, "verify attention factor", params.origin("phi")))
         out.append(Assumption("t0_draft_ms", eff.t0_draft * 1e3, "ms per draft step", params.origin("t0_draft_ms")))
+    if sc.pp > 1:
+        out.append(Assumption("pipeline_stages", sc.pp, "stages (per-stage times add)", sc.provenance.get(
+            "split", "input")))
     if sc.tp_size > 1:
         link = sc.hardware.link_bandwidth
         out.append(Assumption("allreduce_latency_us", eff.allreduce_latency * 1e6, "µs per all-reduce", "default"))

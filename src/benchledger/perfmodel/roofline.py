@@ -29,6 +29,10 @@ class Efficiency:
     phi: float = 1.0
     t0_draft: float = 0.001
     """Fixed cost of one draft forward (launch, sampling, bookkeeping), seconds."""
+    eta_prefill: float = 0.4
+    """Fraction of peak compute a prefill forward's GEMMs reach (``prefill.py``)."""
+    t0_prefill: float = 0.02
+    """Fixed cost of a request's prefill (scheduling, tokenization, first sample, streaming), seconds."""
     allreduce_latency: float = 10e-6
     link_bandwidth: float = 32e9
     """Used when the hardware's link is unknown (bytes/s per direction; ≈ PCIe 4.0 x16)."""
@@ -87,6 +91,10 @@ class StepConfig:
     state_writes: int = 1
     """Recurrent-state writes per sequence per step (1 plain; T on vLLM's native speculative path)."""
     expert_union: str = "expected"
+    stages: int = 1
+    """Pipeline stages (layer split): a token crosses them in turn, so their times add (bandwidth does not)."""
+    gemv_rows: int = 0
+    """Rows up to which the engine runs GEMMs with a matrix-vector kernel that stays memory-bound (0: none)."""
     notes: list[str] = field(default_factory=list)
 
 
@@ -112,6 +120,8 @@ def forward_terms(cfg: StepConfig, eff: Efficiency) -> list[Term]:
     terms: list[Term] = []
 
     _, peak_w, _ = hw.gemm_peak(cfg.weights.id)
+    if tokens <= cfg.gemv_rows:
+        peak_w = None  # the engine's matrix-vector kernel: memory-bound at these few rows
     w_bytes = m.body_params_streamed(tokens, cfg.expert_union) * cfg.weights.bytes_per_param / tp
     w_flops = 2.0 * tokens * m.body_params_active / tp
     secs, bound = op_time(w_bytes, w_flops, hw.bandwidth, peak_w, eff)
@@ -121,6 +131,8 @@ def forward_terms(cfg: StepConfig, eff: Efficiency) -> list[Term]:
     terms.append(Term("weights", secs, w_bytes, w_flops, bound, detail))
 
     _, peak_h, _ = hw.gemm_peak(cfg.lm_head.id)
+    if tokens <= cfg.gemv_rows:
+        peak_h = None
     h_bytes = m.lm_head_params * cfg.lm_head.bytes_per_param / tp
     h_flops = 2.0 * tokens * m.lm_head_params / tp
     secs, bound = op_time(h_bytes, h_flops, hw.bandwidth, peak_h, eff)
@@ -143,7 +155,21 @@ def forward_terms(cfg: StepConfig, eff: Efficiency) -> list[Term]:
                           f"1 read + {cfg.state_writes} write(s) per sequence"))
 
     terms.extend(allreduce_terms(m.allreduces_per_forward, tokens, m.hidden, hw, tp, eff, "tp_allreduce"))
+    terms.extend(pipeline_terms(cfg, tokens, eff))
     return terms
+
+
+def pipeline_terms(cfg: StepConfig, tokens: float, eff: Efficiency) -> list[Term]:
+    """Layer split over ``stages`` devices: each stage reads only its layers, but a token visits the stages one
+    after another, so the stages' memory times add up to one device reading the whole model (the terms above,
+    unchanged) and each boundary adds one activation hop (latency + ``tokens × hidden`` bytes over the link)."""
+    hops = cfg.stages - 1
+    if hops <= 0 or not eff.links:
+        return []
+    link = cfg.hardware.link_bandwidth or eff.link_bandwidth
+    payload = tokens * cfg.model.hidden * ACTIVATION_BYTES
+    return [Term("pipeline_hops", hops * (eff.allreduce_latency + payload / link), hops * payload, 0.0, "fixed",
+                 f"{hops} stage boundaries (layer split over {cfg.stages} devices)")]
 
 
 def allreduce_terms(count: int, tokens: float, hidden: int, hw: HardwareSpec, tp: int, eff: Efficiency,
@@ -179,6 +205,7 @@ __all__ = [
     "forward_terms",
     "kv_shards",
     "op_time",
+    "pipeline_terms",
     "step_time",
     "with_overhead",
 ]

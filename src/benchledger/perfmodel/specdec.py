@@ -94,6 +94,8 @@ def draft_terms(cfg: StepConfig, spec: SpecConfig, eff: Efficiency) -> list[Term
     rows = cfg.batch * (spec.k if method in BLOCK_METHODS else 1)
     fmt = spec.draft_format or cfg.lm_head
     _, peak_d, _ = hw.gemm_peak(fmt.id)
+    gemv = rows <= cfg.gemv_rows  # the engine's matrix-vector kernel: memory-bound at these few rows
+    peak_d = None if gemv else peak_d
     layers = max(m.mtp_layers, 1)
     layer_params = m.mtp_layer_params * (layers if m.mtp_params is None else 1)
     d_bytes = layer_params * fmt.bytes_per_param / tp
@@ -105,6 +107,7 @@ def draft_terms(cfg: StepConfig, spec: SpecConfig, eff: Efficiency) -> list[Term
 
     vocab = spec.draft_vocab or m.vocab
     _, peak_h, _ = hw.gemm_peak(cfg.lm_head.id)
+    peak_h = None if gemv else peak_h
     h_bytes = vocab * m.hidden * cfg.lm_head.bytes_per_param / tp
     h_flops = 2.0 * rows * vocab * m.hidden / tp
     secs, bound = op_time(h_bytes, h_flops, hw.bandwidth, peak_h, eff)

@@ -1,0 +1,130 @@
+"""Fit the prefill knobs ``η_p`` (``eta_prefill``) and ``t0_prefill`` from the ledger's TTFT and prefill results.
+
+An observation is an arm with a ``ttft`` or ``prefill_throughput`` result (value / mean / median / p50), a known
+prompt length, and a request that prefilled alone: concurrency 1 (known, or assumed for the caller's own use and
+stated). TTFT at concurrency > 1 also waits behind other requests' work, which ``prefill.py`` does not model, so
+those arms are skipped with that reason. The fit is least squares of log errors (+ the same weak pull to the
+defaults as ``calibrate.fit``) over the two knobs; every other parameter stays as given.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, replace
+
+from benchledger.ledger.store import Ledger
+from benchledger.perfmodel.fitting import nelder_mead
+from benchledger.perfmodel.inputs import arm_scenario, number
+from benchledger.perfmodel.predict import Scenario
+from benchledger.perfmodel.prefill import prefill_time
+from benchledger.perfmodel.roofline import Efficiency
+from benchledger.schema import Arm, Benchmark, Result, effective_workload
+
+PREFILL_METRICS = ("ttft", "prefill_throughput")
+PREFILL_CEILING = Efficiency(eta_m=1.0, eta_c=1.0, t0=0.0, eta_prefill=1.0, t0_prefill=0.0, allreduce_latency=0.0,
+                             links=False)
+"""η = 1, no overhead, free links: no prefill of the whole prompt can be faster."""
+PRIOR_WEIGHT = 1e-4
+BOUNDS = {"eta_prefill": (0.01, 1.0), "t0_prefill": (0.0, 5.0)}
+
+
+@dataclass(frozen=True)
+class PrefillObservation:
+    """One measured TTFT (ms) or prefill throughput (tok/s) with its scenario and prompt length."""
+
+    ref: str
+    scenario: Scenario
+    metric: str
+    value: float
+    prompt: float
+    assumed: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.scenario.hardware.id, self.scenario.engine or "unknown"
+
+
+def prefill_result(arm: Arm) -> Result | None:
+    """The arm's TTFT (preferred) or prefill-throughput result."""
+    for metric in PREFILL_METRICS:
+        for r in arm.results:
+            if r.metric == metric and r.stat in ("value", "mean", "median", "p50") and r.value > 0:
+                return r
+    return None
+
+
+def predicted_prefill(o: PrefillObservation, eff: Efficiency) -> float:
+    """The model's TTFT (ms) or prefill tok/s for ``o``. A prefill throughput is the forward alone (e.g.
+    llama-bench ``pp``: prompt tokens / forward time), so it carries no per-request ``t0_prefill``."""
+    if o.metric == "ttft":
+        return prefill_time(o.scenario.step_config(), o.prompt, eff).seconds * 1e3
+    return o.prompt / prefill_time(o.scenario.step_config(), o.prompt, replace(eff, t0_prefill=0.0)).seconds
+
+
+def prefill_observations(
+    ledger: Ledger, *, unknown_concurrency: int | None = None,
+) -> tuple[list[PrefillObservation], list[tuple[str, str]]]:
+    """Usable prefill observations and, for arms with a prefill result that cannot be used, the reason."""
+    usable: list[PrefillObservation] = []
+    skipped: list[tuple[str, str]] = []
+    for record in ledger.typed("benchmark", Benchmark):
+        for arm in record.arms:
+            result = prefill_result(arm)
+            if result is None:
+                continue
+            ref = f"{record.id}#{arm.name}"
+            prompt = number(effective_workload(record, arm).input_tokens)
+            if prompt is None:
+                skipped.append((ref, "prompt length unknown"))
+                continue
+            built = arm_scenario(ledger, record, arm, unknown_concurrency=unknown_concurrency)
+            if built.scenario is None:
+                skipped.append((ref, built.reason))
+                continue
+            if built.scenario.hardware.gemm_peak(built.scenario.weights.id)[1] is None:
+                skipped.append((ref, f"{built.scenario.hardware.id} has no compute peak: prefill not predicted"))
+                continue
+            if built.scenario.concurrency != 1:
+                skipped.append((ref, f"concurrency {built.scenario.concurrency}: TTFT includes queueing"))
+                continue
+            value = float(result.value) * (1000.0 if result.metric == "ttft" and result.unit == "s" else 1.0)
+            sc = replace(built.scenario, prompt_tokens=prompt)
+            o = PrefillObservation(ref, sc, result.metric, value, prompt, built.assumed)
+            bound = predicted_prefill(o, PREFILL_CEILING)
+            if (value < bound) if o.metric == "ttft" else (value > bound):
+                skipped.append((ref, f"{o.metric} {value:g} beats the prefill ceiling {bound:.4g} (η = 1): the "
+                                     "prompt was not all computed (prefix cache?)"))
+                continue
+            usable.append(o)
+    return usable, skipped
+
+
+def _decode(x: list[float], base: Efficiency) -> Efficiency:
+    eta = min(max(math.exp(x[0]), BOUNDS["eta_prefill"][0]), BOUNDS["eta_prefill"][1])
+    t0 = min(max(math.exp(x[1]) - 1e-4, BOUNDS["t0_prefill"][0]), BOUNDS["t0_prefill"][1])
+    return replace(base, eta_prefill=eta, t0_prefill=t0)
+
+
+def fit_prefill(obs: list[PrefillObservation], base: Efficiency | None = None) -> tuple[Efficiency, float]:
+    """(``base`` with fitted ``eta_prefill`` and ``t0_prefill``, median |error| % on ``obs``)."""
+    if not obs:
+        raise ValueError("no prefill observations to fit")
+    base = base or Efficiency()
+    x0 = [math.log(base.eta_prefill), math.log(base.t0_prefill + 1e-4)]
+
+    def errors(eff: Efficiency) -> list[float]:
+        return [math.log(predicted_prefill(o, eff) / o.value) for o in obs]
+
+    def loss(x: list[float]) -> float:
+        errs = errors(_decode(x, base))
+        return sum(e * e for e in errs) / len(errs) + PRIOR_WEIGHT * sum((a - b) ** 2 for a, b in zip(x, x0,
+                                                                                                     strict=True))
+
+    best, _ = nelder_mead(loss, x0, iterations=200)
+    eff = _decode(best, base)
+    return eff, statistics.median(abs(math.exp(e) - 1.0) * 100.0 for e in errors(eff))
+
+
+__all__ = ["PREFILL_METRICS", "PrefillObservation", "fit_prefill", "predicted_prefill", "prefill_observations",
+           "prefill_result"]

@@ -1,0 +1,64 @@
+"""Prefill: the forward over a request's ``P`` prompt tokens, hence TTFT and prefill tok/s of a request arriving
+alone (no queueing behind other requests; closed-loop TTFT at concurrency > 1 also waits for other work).
+
+One forward over ``N = P`` rows (per device, after TP sharding; layer-split stages add, as for decode):
+
+- GEMMs: ``max(W_streamed·b_w, 2·N·P_body / (η_p·peak))`` — compute-bound for any real prompt;
+- lm_head: once, for the last position only;
+- causal attention: ``Σ_{i<P} flops_per_query(i) ≈ flops_per_query(P)·P/2`` (sliding layers capped at their
+  window), and the KV write ``P · KV/token``;
+- TP all-reduces over ``N × hidden`` activations, one hop per stage boundary;
+- a fixed ``t0_prefill`` (scheduling, tokenization, first-token sampling and streaming).
+
+``η_p`` (``eta_prefill``) and ``t0_prefill`` are fitted per (hardware, engine) from the ledger's TTFT and prefill
+throughput results (``calibrate.py``); defaults are stated when none is fitted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from benchledger.perfmodel.roofline import (
+    ACTIVATION_BYTES,
+    Efficiency,
+    StepConfig,
+    StepTime,
+    Term,
+    allreduce_terms,
+    kv_shards,
+    op_time,
+)
+
+
+def prefill_time(cfg: StepConfig, prompt: float, eff: Efficiency) -> StepTime:
+    """Terms of one prefill forward over ``prompt`` tokens of one request (see the module docstring)."""
+    m, hw, tp = cfg.model, cfg.hardware, max(cfg.tp, 1)
+    n = max(prompt, 1.0)
+    compute = replace(eff, eta_c=eff.eta_prefill)
+    _, peak_w, _ = hw.gemm_peak(cfg.weights.id)
+    w_bytes = m.body_params_streamed(n, cfg.expert_union) * cfg.weights.bytes_per_param / tp
+    w_flops = 2.0 * n * m.body_params_active / tp
+    secs, bound = op_time(w_bytes, w_flops, hw.bandwidth, peak_w, compute)
+    terms = [Term("prefill_gemm", secs, w_bytes, w_flops, bound, f"N={n:g} prompt rows")]
+    _, peak_h, _ = hw.gemm_peak(cfg.lm_head.id)
+    h_bytes = m.lm_head_params * cfg.lm_head.bytes_per_param / tp
+    secs, bound = op_time(h_bytes, 2.0 * m.lm_head_params / tp, hw.bandwidth, peak_h, compute)
+    terms.append(Term("prefill_lm_head", secs, h_bytes, 2.0 * m.lm_head_params / tp, bound, "last position"))
+    _, peak_a, _ = hw.gemm_peak("bf16")
+    a_flops = m.attention_flops_per_query(n) * n / 2.0 / tp
+    a_bytes = n * m.kv_bytes_per_token(cfg.kv.bytes_per_param) / kv_shards(m, tp)
+    secs, bound = op_time(a_bytes, a_flops, hw.bandwidth, peak_a, compute)
+    terms.append(Term("prefill_attention", secs, a_bytes, a_flops, bound, f"causal over {n:g} tokens"))
+    terms.extend(allreduce_terms(m.allreduces_per_forward, n, m.hidden, hw, tp, eff, "prefill_allreduce"))
+    hops = cfg.stages - 1
+    if hops > 0 and eff.links:
+        link = hw.link_bandwidth or eff.link_bandwidth
+        payload = n * m.hidden * ACTIVATION_BYTES
+        terms.append(Term("prefill_pipeline_hops", hops * (eff.allreduce_latency + payload / link), hops * payload,
+                          0.0, "fixed", f"{hops} stage boundaries"))
+    if eff.t0_prefill > 0:
+        terms.append(Term("prefill_overhead", eff.t0_prefill, bound="fixed", detail="t0_prefill"))
+    return StepTime(tuple(terms))
+
+
+__all__ = ["prefill_time"]
