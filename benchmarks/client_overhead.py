@@ -66,6 +66,7 @@ def worker_ours(url: str, level: int, n: int, warmup: int, tokens: int, tmp: Pat
     import httpx  # noqa: F401
 
     import benchledger.bench.scrape  # noqa: F401  (imported before timing, as in a real run)
+    from benchledger.bench import eventloop
     from benchledger.bench.load import LoadPoint
     from benchledger.bench.outputs import read_requests
     from benchledger.bench.report import client_overhead
@@ -77,12 +78,7 @@ def worker_ours(url: str, level: int, n: int, warmup: int, tokens: int, tmp: Pat
                     prompts=prompts, num_prompts=n, out=tmp, warmup=warmup, timeout=120.0, round_size=n)
     runner = Runner(cfg)
     cpu0 = time.process_time()
-    if loop == "uvloop":
-        import uvloop
-
-        result = uvloop.run(runner.run())[0]
-    else:
-        result = asyncio.run(runner.run())[0]
+    result = eventloop.run(runner.run(), "uvloop" if loop == "uvloop" else "asyncio")[0]
     cpu = time.process_time() - cpu0
     recs = read_requests(tmp / "base")
     measured = [r for r in recs if r["phase"] == "measured" and r["ok"]]

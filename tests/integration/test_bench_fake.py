@@ -243,3 +243,20 @@ def test_no_secret_reaches_any_output(tmp_path: Path) -> None:
         assert "tok-launch-secret-77" not in text, path
     assert "sk-client-secret-42" not in done.stdout + done.stderr
     assert "FAKE_UPSTREAM_TOKEN=***" in (out / "environment.json").read_text()
+
+
+def test_a_run_on_uvloop_measures_the_same_way_and_says_so(tmp_path: Path) -> None:
+    pytest.importorskip("uvloop", reason="uvloop (the 'fast' extra) is not installed")
+    with fake_server_process(tmp_path, ttft=0.01, step=0.003) as (url, _, truth_file):
+        cfg = config(tmp_path, [ArmSpec("base", url)], n=8, conc=4, out_tokens=8)
+        cfg.event_loop = "uvloop"
+        session = run_session(cfg)
+        truth = read_truth(truth_file)
+    s = session.outputs[0]["summaries"]["base"]
+    assert s["completed"] == 8 and s["client_overhead"]["event_loop"] == "uvloop"
+    origin = json.loads((tmp_path / "out" / "base" / "clock.json").read_text())["perf_counter_origin_s"]
+    for r in (r for r in read_requests(tmp_path / "out" / "base") if r["phase"] == "measured"):
+        t = truth[r["response_id"]]
+        assert r["chunk_tokens"] == t["chunk_tokens"]
+        # every stamp lies between the server's write of that chunk and the end of the response
+        assert all(w <= origin + c <= origin + r["t_end"] for w, c in zip(t["chunk_times"], r["chunk_times"], strict=True))

@@ -120,7 +120,7 @@ def summarize_arm(result: PointResult, config: RunConfig, arm_name: str) -> Summ
                         "is kept")
     if facts["reset"] is not None:
         warnings.append(f"counter reset: {facts['reset']} — this window's acceptance is invalid and not reported")
-    overhead = client_overhead(records, result.loop_lag)
+    overhead = {**client_overhead(records, result.loop_lag), "event_loop": config.event_loop}
     if (lag_note := lag_warning(overhead)) is not None:
         warnings.append(lag_note)
     errors: dict[str, int] = {}

@@ -25,6 +25,7 @@ from typing import Any
 
 from benchledger.bench.auxhttp import DEFAULT_AUX_DEADLINE_S, AuxError, AuxHTTP
 from benchledger.bench.client import ConnectionPool, RawStream, stream_request
+from benchledger.bench.eventloop import EventLoop
 from benchledger.bench.load import LoadPoint, Round, arrival_offsets, default_round_size, plan_rounds
 from benchledger.bench.looplag import LoopLagMonitor
 from benchledger.bench.outputs import RequestsWriter, write_json, write_text
@@ -110,6 +111,8 @@ class RunConfig:
     """Total deadline (s) of each auxiliary call: tokenize, metrics scrape, health, version."""
     test_request: bool = False
     """Send one request to every arm before the run and stop with the server's reason when it fails."""
+    event_loop: EventLoop = "asyncio"
+    """The run's event loop (``bench.eventloop``): asyncio's, or uvloop's when installed and asked for."""
 
     def aux(self) -> AuxHTTP:
         """The auxiliary HTTP client settings of this run."""

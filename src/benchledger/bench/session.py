@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchledger.bench import eventloop
 from benchledger.bench.client import stream_request
 from benchledger.bench.launch import Launched, engine_info, launch
 from benchledger.bench.outputs import write_json
@@ -127,7 +128,7 @@ def run_session(config: RunConfig, progress: Progress | None = None, *, launch_t
 
     Raises ``BenchInterrupted`` for a signal before the run started, ``BenchError`` for a failed test request.
     """
-    return asyncio.run(_session(config, progress, launch_timeout, record))
+    return eventloop.run(_session(config, progress, launch_timeout, record), config.event_loop)
 
 
 class _Signals:

@@ -99,6 +99,8 @@ def bench(
     record_incomplete: bool = typer.Option(False, "--record-incomplete",
                                            help="Record an interrupted run too, as complete: false."),
     as_json: bool = typer.Option(False, "--json", help="Machine output on stdout, no progress bar."),
+    event_loop: str = typer.Option("asyncio", "--event-loop",
+                                   help="asyncio or uvloop (needs the 'fast' extra; ~10 % less client CPU)."),
 ) -> None:
     """Run paired, interleaved arms against OpenAI-compatible servers and write raw data + summaries."""
     from benchledger.bench.load import parse_load_points
@@ -161,12 +163,15 @@ def bench(
         raise BenchError("--record-id needs --record")
     if max_error_rate < 0 or max_error_rate > 1:
         raise BenchError("--max-error-rate must be between 0 and 1")
+    if event_loop not in ("asyncio", "uvloop"):
+        raise BenchError("--event-loop must be asyncio or uvloop")
     out = out or Path("runs-scratch") / run_id
     total = num_prompts + warmup
     config = RunConfig(arms=arms, request=request, points=points, prompts=[], num_prompts=num_prompts, out=out,
                        max_seconds=max_seconds, warmup=warmup, timeout=timeout, round_size=round_size, seed=seed,
                        slos_ms=slos, api_key=api_key, synthetic=prompts is None, aux_deadline=aux_timeout,
-                       test_request=test_request)
+                       test_request=test_request,
+                       event_loop="uvloop" if event_loop == "uvloop" else "asyncio")
     if prompts is not None:
         config.prompts = load_prompt_file(prompts)
     else:
