@@ -136,9 +136,8 @@ def _render_prediction(result: dict[str, Any]) -> None:
 def advise_cmd(
     model: str = typer.Option(..., "--model", help="Model id (models/)."),
     hardware: str = typer.Option(..., "--hardware", help="Accelerator id (accelerators/)."),
-    input_tokens: float = typer.Option(
-        ..., "--input-tokens", "--context",
-        help="Prompt length, tokens (decode is modelled at input + output/2 tokens of KV; --context: same)."),
+    input_tokens: float = typer.Option(..., "--input-tokens", help="Prompt length, tokens (decode is modelled at "
+                                       "input + output/2 tokens of KV)."),
     output_tokens: int = typer.Option(..., "--output-tokens", min=1, help="Generated tokens per request."),
     concurrency: int = typer.Option(1, "--concurrency", min=1, help="Sequences decoding together."),
     devices: int = typer.Option(1, "--devices", min=1, help="Most devices to consider (1, 2, 4, … up to this)."),
