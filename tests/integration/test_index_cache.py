@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from benchledger.audit import run_audit
 from benchledger.catalog.build import build_catalog
-from benchledger.catalog.cache import CACHE_DIR, DB_NAME, open_index
+from benchledger.catalog.cache import CACHE_DIR, POINTER, current_db, open_index
 from benchledger.ledger import Ledger, write_record
 from benchledger.ledger.export import export_views
 from benchledger.schema import RECORD_ADAPTER
@@ -145,7 +145,9 @@ def test_only_changed_benchmark_files_are_reprocessed(tmp_path: Path) -> None:
 def test_a_corrupt_cache_is_rebuilt(tmp_path: Path, damage: bytes) -> None:
     root = make_ledger(tmp_path / "ledger")
     open_index(root).close()
-    (root / CACHE_DIR / DB_NAME).write_bytes(damage)
+    db = current_db(root)
+    assert db is not None
+    db.write_bytes(damage)
     assert assert_cache_equals_fresh(root, tmp_path / "s").startswith("rebuilt")
 
 
@@ -154,7 +156,7 @@ def test_a_cache_with_a_table_missing_is_rebuilt(tmp_path: Path) -> None:
 
     root = make_ledger(tmp_path / "ledger")
     open_index(root).close()
-    con = duckdb.connect(str(root / CACHE_DIR / DB_NAME))
+    con = duckdb.connect(str(current_db(root)))
     con.execute("DROP TABLE _cache_files")
     con.close()
     assert assert_cache_equals_fresh(root, tmp_path / "s").startswith("rebuilt")
@@ -189,11 +191,12 @@ def test_an_abandoned_temporary_index_is_removed_and_a_live_one_kept(tmp_path: P
     root = make_ledger(tmp_path / "ledger")
     open_index(root).close()
     folder = root / CACHE_DIR
-    dead = [folder / ".index-dead.lock", folder / ".index-dead.duckdb.tmp"]
-    live = [folder / ".index-live.lock", folder / ".index-live.duckdb.tmp"]
+    dead_name, live_name = "index-" + "d" * 32 + ".duckdb", "index-" + "e" * 32 + ".duckdb"
+    dead = [folder / dead_name, folder / f".{dead_name}.lock"]
+    live = [folder / live_name, folder / f".{live_name}.lock"]
     for path in (*dead, *live):
         path.write_bytes(b"x")
-    fd = os.open(live[0], os.O_RDONLY)
+    fd = os.open(live[1], os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # held as a running writer holds it
         apply(root, "write", "new-one", "", 1.0)
@@ -218,7 +221,11 @@ def test_concurrent_commands_leave_a_cache_equal_to_a_fresh_build(tmp_path: Path
     assert [p.returncode for p in procs] == [0, 0, 0]
     assert outs == ["5", "5", "5"]
     assert assert_cache_equals_fresh(root, tmp_path / "s") == "current"
-    assert not list((root / CACHE_DIR).glob(".index-*"))
+    folder = root / CACHE_DIR
+    assert not list(folder.glob(".*.lock")) and not list(folder.glob(".*.pointer"))
+    apply(root, "write", "new-one", "", 3.0)
+    open_index(root).close()  # the next update removes what the others left (their writers are gone)
+    assert sorted(p.name for p in folder.iterdir()) == sorted([".gitignore", POINTER, current_db(root).name])
 
 
 @pytest.mark.skipif(__import__("shutil").which("git") is None, reason="git is not installed")
@@ -228,7 +235,7 @@ def test_a_ledger_made_by_init_keeps_its_cache_out_of_git(tmp_path: Path) -> Non
     root = init_ledger(tmp_path / "mine")
     subprocess.run(["git", "init", "-q", str(root)], check=True, timeout=60)
     (root / CACHE_DIR).mkdir()
-    (root / CACHE_DIR / DB_NAME).write_bytes(b"x")  # no cache-folder .gitignore yet: the ledger's own one holds
+    (root / CACHE_DIR / "index.duckdb").write_bytes(b"x")  # no .gitignore in the cache yet: the ledger's holds
     out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=root, capture_output=True,
                          text=True, check=True, timeout=60).stdout
     assert ".gitignore" in out and CACHE_DIR not in out
@@ -264,8 +271,12 @@ def test_the_commands_answer_from_the_cache_and_see_every_change(tmp_path: Path)
     assert "new-one" in cli("show", "new-one")
     apply(root, "delete", "new-one", "", 0.0)
     assert cli("query", count, "-f", "csv", "--no-cache") == cli("query", count, "-f", "csv") == "n\n3\n"
-    gone = runner.invoke(app, ["show", "new-one", "--ledger", str(root)])
+    gone = runner.invoke(app, ["show", "new-one", "--ledger", str(root)])  # keeps its index open (traceback)
     assert gone.exit_code == 2 and "no record with id 'new-one'" in gone.output
+    apply(root, "break", "new-one", "", 0.0)
+    broken = runner.invoke(app, ["show", "new-one", "--ledger", str(root)])
+    assert broken.exit_code == 2 and "record 'new-one' does not load" in broken.output
+    assert "invalid YAML" in broken.output and "new-one.md:5" in broken.output
 
 
 def test_the_scan_sees_the_files_the_loader_reads_and_every_other_file(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,9 @@ if TYPE_CHECKING:
     from benchledger.audit.report import AuditReport
 
 CACHE_DIR = CACHE_FOLDER
-DB_NAME = "index.duckdb"
+POINTER = "CURRENT"
+"""The file in the cache folder that names the current database (replaced atomically)."""
+DB_NAME = re.compile(r"index-[0-9a-f]{32}\.duckdb")
 CACHE_FORMAT = "1"
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
@@ -106,8 +109,11 @@ def open_index(ledger_dir: Path | str | None = None, *, cache: bool = True, rebu
         return _uncached(root, "built without cache (--no-cache)")
     started = time.time_ns()
     code = code_digest()
-    db = cache_dir(root) / DB_NAME
-    state, con = (None, None) if rebuild else open_state(db, root, code)
+    db = None if rebuild else current_db(root)
+    state, con = open_state(db, root, code) if db is not None else (None, None)
+    if state is None and db is not None and current_db(root) != db:  # replaced while we opened it: once more
+        db = current_db(root)
+        state, con = open_state(db, root, code) if db is not None else (None, None)
     files = None
     if state is not None and con is not None:
         files = scan_files(root, state.folders, state.files, started)
@@ -117,7 +123,7 @@ def open_index(ledger_dir: Path | str | None = None, *, cache: bool = True, rebu
     from benchledger.catalog.refresh import refresh
 
     try:
-        status = refresh(root, db, state, files, started, code)
+        status, db = refresh(root, cache_dir(root), db if state is not None else None, state, files, started, code)
     except OSError as exc:  # e.g. a read-only ledger folder: answer without keeping a cache
         return _uncached(root, f"built without cache ({CACHE_DIR}/ not writable: {exc.strerror or exc})")
     fresh, con = open_state(db, root, code, with_files=False)
@@ -132,6 +138,20 @@ def is_current(root: Path, state: CachedState, files: dict[str, FileStat]) -> bo
         return False
     hashed = json.dumps([file_digest(root / name) for name in state.hashed_files])
     return hashed == state.meta["hashed_digests"] and others_digest(root, state.skipped(), files.keys()) == state.meta["others"]
+
+
+def current_db(root: Path) -> Path | None:
+    """The database the cache's pointer names (None when there is none or it names no database).
+
+    Each update writes a new file and then moves the pointer, so a process that still has the old database
+    open (DuckDB shares one instance per path within a process) never sees it change under it.
+    """
+    folder = cache_dir(root)
+    try:
+        name = (folder / POINTER).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return folder / name if DB_NAME.fullmatch(name) else None
 
 
 def open_state(db: Path, root: Path, code: str, *,
@@ -174,5 +194,6 @@ def _uncached(root: Path, status: str) -> Index:
     return Index(build_catalog(ledger), root, status, len(ledger) + len(ledger.errors))
 
 
-__all__ = ["CACHE_DIR", "CACHE_FORMAT", "DB_NAME", "CachedState", "Index", "cache_dir", "code_digest",
+__all__ = ["CACHE_DIR", "CACHE_FORMAT", "DB_NAME", "POINTER", "CachedState", "Index", "cache_dir", "code_digest",
+           "current_db",
            "is_current", "open_index", "open_state"]

@@ -16,7 +16,7 @@ import fcntl
 import json
 import os
 import shutil
-import tempfile
+import uuid
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +29,7 @@ from benchledger.audit.finding import Finding
 from benchledger.audit.report import AuditReport
 from benchledger.catalog import checking
 from benchledger.catalog.build import create_catalog_views
-from benchledger.catalog.cache import CACHE_DIR, CACHE_FORMAT, CachedState
+from benchledger.catalog.cache import CACHE_DIR, CACHE_FORMAT, DB_NAME, POINTER, CachedState
 from benchledger.catalog.scan import FileStat, file_digest, others_digest, scan_files, sha256_bytes
 from benchledger.catalog.tables import (
     EFFICIENCY_COLUMNS,
@@ -92,10 +92,13 @@ class _Inputs:
                    others_digest(root, {*HASHED_FILES, CACHE_DIR}, files))
 
 
-def refresh(root: Path, db: Path, state: CachedState | None, files: dict[str, FileStat] | None,
-            started_ns: int, code: str) -> str:
-    """Write an up-to-date index to ``db``; returns what was done ('updated …' or 'rebuilt …')."""
-    folder = db.parent
+def refresh(root: Path, folder: Path, previous: Path | None, state: CachedState | None,
+            files: dict[str, FileStat] | None, started_ns: int, code: str) -> tuple[str, Path]:
+    """Write an up-to-date index into the cache ``folder`` and point the cache at it.
+
+    ``previous`` is the current database (it holds ``state``). Returns what was done ('updated …' or
+    'rebuilt …') and the new database.
+    """
     folder.mkdir(exist_ok=True)
     _ignore_in_git(folder)
     _remove_abandoned(folder)
@@ -103,30 +106,41 @@ def refresh(root: Path, db: Path, state: CachedState | None, files: dict[str, Fi
         files = scan_files(root, sorted(FOLDER_KINDS), {}, started_ns)
     inputs = _Inputs.now(root, files.keys())
     with gc_paused():
-        if state is not None:
+        if state is not None and previous is not None:
             with contextlib.suppress(_Rebuild):
-                return _write(db, lambda tmp: _update(root, tmp, db, state, files, inputs, code))
-        return _write(db, lambda tmp: _rebuild(root, tmp, files, inputs, code))
+                return _write(folder, previous, lambda db: _update(root, db, previous, state, files, inputs, code))
+        return _write(folder, previous, lambda db: _rebuild(root, db, files, inputs, code))
 
 
-def _write(db: Path, fill: Callable[[Path], str]) -> str:
-    """Run ``fill(tmp)`` on a temporary database next to ``db`` and move it into place when it succeeds.
+def _write(folder: Path, previous: Path | None, fill: Callable[[Path], str]) -> tuple[str, Path]:
+    """Run ``fill(db)`` on a new database file, then point the cache at it and remove ``previous``.
 
-    The writer holds a lock on ``<tmp>.lock`` while it works, so an abandoned one can be told apart.
+    The writer holds a lock on ``.<name>.lock`` while it works, so a file of a killed writer can be told
+    apart (``_remove_abandoned``); a failed fill leaves nothing behind.
     """
-    fd, name = tempfile.mkstemp(prefix=".index-", suffix=".lock", dir=db.parent)
-    lock = Path(name)
-    tmp = lock.with_suffix(".duckdb.tmp")
+    name = f"index-{uuid.uuid4().hex}.duckdb"
+    db, lock, pointer = folder / name, folder / f".{name}.lock", folder / f".{name}.pointer"
+    fd = os.open(lock, os.O_CREAT | os.O_RDWR, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        status = fill(tmp)
-        tmp.replace(db)
-        return status
+        status = fill(db)
+        pointer.write_text(name + "\n", encoding="utf-8")
+        pointer.replace(folder / POINTER)
+        if previous is not None and previous != db:
+            _remove_database(previous)
+        return status, db
+    except BaseException:
+        _remove_database(db)
+        raise
     finally:
-        tmp.unlink(missing_ok=True)
-        Path(f"{tmp}.wal").unlink(missing_ok=True)
+        pointer.unlink(missing_ok=True)
         lock.unlink(missing_ok=True)
         os.close(fd)
+
+
+def _remove_database(db: Path) -> None:
+    for path in (db, Path(f"{db}.wal")):
+        path.unlink(missing_ok=True)
 
 
 def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs, code: str) -> str:
@@ -151,13 +165,13 @@ def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs,
     return f"rebuilt from {len(entries)} files"
 
 
-def _update(root: Path, tmp: Path, db: Path, state: CachedState, files: dict[str, FileStat], inputs: _Inputs,
-            code: str) -> str:
+def _update(root: Path, tmp: Path, previous: Path, state: CachedState, files: dict[str, FileStat],
+            inputs: _Inputs, code: str) -> str:
     if checking.checks_of("ledger") or set(TABLES) - set(RECORD_KEYS) - {"t_metrics"}:
         raise _Rebuild
     if inputs.others != state.meta["others"]:
         raise _Rebuild
-    shutil.copyfile(db, tmp)
+    shutil.copyfile(previous, tmp)
     con = duckdb.connect(str(tmp))
     try:
         old = {rel: Entry(stat, *_loaded(state.loaded[rel])) for rel, stat in state.files.items()}
@@ -321,22 +335,35 @@ def _ignore_in_git(folder: Path) -> None:
 
 
 def _remove_abandoned(folder: Path) -> None:
-    """Remove temporary databases whose writer is gone (its lock is free): a killed command leaves them."""
-    for lock in folder.glob(".index-*.lock"):
+    """Remove databases the pointer does not name and no running writer holds (a killed or outrun command
+    leaves them); a process still reading one keeps its open file."""
+    pointed = current_db_name(folder)
+    for db in folder.glob("index-*.duckdb"):
+        if db.name == pointed or not DB_NAME.fullmatch(db.name):
+            continue
+        lock = folder / f".{db.name}.lock"
         try:
             fd = os.open(lock, os.O_RDONLY)
         except FileNotFoundError:
+            _remove_database(db)
             continue
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             continue  # another command is writing it
         else:
-            tmp = lock.with_suffix(".duckdb.tmp")
-            for path in (tmp, Path(f"{tmp}.wal"), lock):
+            _remove_database(db)
+            for path in (lock, folder / f".{db.name}.pointer"):
                 path.unlink(missing_ok=True)
         finally:
             os.close(fd)
+
+
+def current_db_name(folder: Path) -> str | None:
+    try:
+        return (folder / POINTER).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 __all__ = ["refresh"]

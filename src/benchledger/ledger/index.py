@@ -109,21 +109,23 @@ def create_table(con: duckdb.DuckDBPyConnection, name: str, columns: Columns) ->
 
 
 def insert_rows(con: duckdb.DuckDBPyConnection, name: str, columns: Columns, data: Iterable[rows.Row]) -> int:
-    """Append rows to a table; returns how many. One JSON document per row, so no size limit is shared."""
-    lines = [json.dumps({c: row.get(c) for c in columns}, default=str, ensure_ascii=False) for row in data]
+    """Append rows to a table; returns how many. One JSON document per row, so no size limit is shared.
+
+    Keys that are not columns are ignored and missing ones are NULL (``read_json`` with ``columns``).
+    """
+    lines = [json.dumps(row, default=str, ensure_ascii=False) for row in data]
     if not lines:
         return 0
-    payload = "\n".join(lines).encode("utf-8")
-    largest = max(len(line.encode("utf-8")) for line in lines)
+    largest = 4 * max(map(len, lines)) + 1  # UTF-8 takes at most 4 bytes per character
     with tempfile.TemporaryDirectory(prefix="benchledger-rows-") as tmp:
         file = Path(tmp) / "rows.ndjson"
-        file.write_bytes(payload)
+        file.write_text("\n".join(lines), encoding="utf-8")
         spec = "{" + ", ".join(f"{_literal(c)}: {_literal(_type(t))}" for c, t in columns.items()) + "}"
         select = ", ".join(quote_identifier(c) for c in columns)
         con.execute(
             f"INSERT INTO {quote_identifier(name)} SELECT {select} FROM read_json(?, format='newline_delimited', "
             f"columns={spec}, maximum_object_size=?)",
-            [str(file), max(largest + 1, 1 << 20)],
+            [str(file), max(largest, 1 << 20)],
         )
     return len(lines)
 
