@@ -51,7 +51,9 @@ class BenchError(BenchledgerError):
 
 
 class BenchInterrupted(BenchError):
-    """A signal stopped a session before its run started; the CLI exits 130."""
+    """A signal stopped a session before its run started; the CLI exits ``exit_code``."""
+
+    exit_code = 130
 
 
 class SweepError(BenchledgerError):

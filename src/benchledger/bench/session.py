@@ -38,7 +38,7 @@ from benchledger.errors import BenchError, BenchInterrupted
 DEFAULT_MAX_ERROR_RATE = 0.10
 EXIT_RUN_FAILED = 3
 """Exit status of ``bench`` when an arm completed nothing or failed more than ``--max-error-rate``."""
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = BenchInterrupted.exit_code
 
 
 @dataclass

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -158,7 +160,8 @@ def bench(
         target = RecordTarget(ledger_root=root, record_id=run_id, model=record_model or "",
                               engine=record_engine or "", accelerator=record_accelerator or "", title=record_title,
                               overwrite=overwrite, record_incomplete=record_incomplete)
-        check_target(target)  # before anything runs
+        with _interruptible():
+            check_target(target)  # before anything runs
     elif record_id is not None:
         raise BenchError("--record-id needs --record")
     if max_error_rate < 0 or max_error_rate > 1:
@@ -173,7 +176,8 @@ def bench(
                        test_request=test_request,
                        event_loop="uvloop" if event_loop == "uvloop" else "asyncio")
     if prompts is not None:
-        config.prompts = load_prompt_file(prompts)
+        with _interruptible():
+            config.prompts = load_prompt_file(prompts)
     else:
         config.prompt_builder = lambda url, aux: synthetic_prompts(total, input_tokens, url, model, seed, aux)
     try:
@@ -187,6 +191,16 @@ def bench(
         raise typer.Exit(EXIT_INTERRUPTED)
     if problems:
         raise typer.Exit(EXIT_RUN_FAILED)
+
+
+@contextlib.contextmanager
+def _interruptible() -> Iterator[None]:
+    """Ctrl-C in a synchronous step before the run (reading the ledger, a prompt file): exit 130, one line."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        console(stderr=True).print("[red]interrupted[/]: before the run started (nothing was measured)")
+        raise typer.Exit(BenchInterrupted.exit_code) from None
 
 
 def _run_with_progress(config: Any, target: Any, quiet: bool) -> Any:
