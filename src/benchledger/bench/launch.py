@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from benchledger.bench.auxhttp import AuxError, AuxHTTP
-from benchledger.engines import known_version_sources
+from benchledger.engines import GENERIC, known_version_sources
 from benchledger.errors import BenchError
 
 STOP_GRACE_S = 10.0
@@ -78,14 +78,15 @@ class Launched:
 
 async def wait_healthy(url: str, timeout: float, process: subprocess.Popen[bytes] | None = None,  # noqa: ASYNC109
                        http: AuxHTTP | None = None) -> float:
-    """Poll ``url``/health until 200; returns seconds waited. Raises BenchError on timeout or process exit."""
+    """Poll the health path (the same in every engine profile) until 200; returns seconds waited. Raises
+    BenchError on timeout or process exit."""
     http = http or AuxHTTP(deadline=2.0, attempts=1)
     start = time.monotonic()
     while True:
         if process is not None and process.poll() is not None:
             raise BenchError(f"engine exited with code {process.returncode} before it was healthy ({url})")
         with contextlib.suppress(AuxError):
-            if (await http.get(url.rstrip("/") + "/health")).status == 200:
+            if (await http.get(url.rstrip("/") + GENERIC.health_path)).status == 200:
                 return time.monotonic() - start
         if time.monotonic() - start > timeout:
             raise BenchError(f"engine at {url} not healthy after {timeout:g} s")

@@ -31,3 +31,7 @@ def test_families_are_distinct_and_tokenize_tries_llamacpp_first() -> None:
     assert names == ["vllm", "llamacpp", "llamacpp-old", "llamacpp-older"]
     assert len({f.draft_tokens for f in known_counter_families()}) == len(names)
     assert known_tokenize_shapes() == ["llamacpp", "vllm"]
+
+
+def test_every_profile_serves_health_at_the_same_path() -> None:
+    assert {p.health_path for p in PROFILES} == {GENERIC.health_path}  # launch.wait_healthy polls that one
