@@ -148,7 +148,7 @@ def test_a_signal_during_prompt_building_exits_130(tmp_path: Path, sig: signal.S
     (["--record-id", "../../victim"], "expected a slug"),
     (["--record-id", "a/b"], "expected a slug"),
     (["--record-model", "no-such-model"], "no such record"),
-    (["--record-engine", "gemma-3-27b"], "is a model, not a engine"),
+    (["--record-engine", "gemma-3-27b"], "is of kind model, not engine"),
 ])
 def test_bad_record_ids_are_refused_before_the_run(ledger: Path, tmp_path: Path, args: list[str],
                                                    why: str) -> None:

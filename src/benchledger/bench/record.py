@@ -93,7 +93,7 @@ def check_target(target: RecordTarget) -> None:
         if rec is None:
             raise BenchError(f"{flag} {ref!r}: no such record in the ledger {ledger.root}")
         if getattr(rec, "kind", None) != kind:
-            raise BenchError(f"{flag} {ref!r}: that record is a {getattr(rec, 'kind', '?')}, not a {kind}")
+            raise BenchError(f"{flag} {ref!r}: that record is of kind {getattr(rec, 'kind', '?')}, not {kind}")
     if not target.overwrite:
         if target.record_id in ledger.records:
             raise BenchError(f"--record-id {target.record_id!r}: a record with that id exists (--overwrite replaces it)")
