@@ -24,11 +24,14 @@ class BenchledgerError(Exception):
 class RecordError(BenchledgerError):
     """A record file is malformed. Formats as ``path:line: field: message``."""
 
-    def __init__(self, path: Path | str, line: int | None, field: str, message: str) -> None:
+    def __init__(self, path: Path | str, line: int | None, field: str, message: str, *,
+                 code: str = "schema.invalid") -> None:
         self.path = Path(path)
         self.line = line
         self.field = field
         self.message = message
+        self.code = code
+        """The audit finding code this becomes: ``schema.invalid``, or ``files.*`` for a file that cannot be read."""
         where = f"{self.path}:{line}" if line is not None else f"{self.path}"
         super().__init__(f"{where}: {field}: {message}" if field else f"{where}: {message}")
 

@@ -51,23 +51,25 @@ def fmt(
     ledger: Path | None = LedgerOption,
     check: bool = typer.Option(False, "--check", help="Only report files not in canonical form (exit 1)."),
 ) -> None:
-    """Rewrite every record file in canonical form (load → dump is then byte-identical)."""
-    from benchledger.ledger.io import atomic_write_text, dump_record
+    """Rewrite every record file in canonical form (load → dump is then byte-identical); a file with YAML
+    comments is refused, named (the canonical form has none: move them into a note or the body)."""
+    from benchledger.ledger.canonical import apply_rewrites, plan_rewrites
 
     led = load(ledger, strict=True)
-    changed = []
-    for record in led:
-        path = led.paths[record.id]
-        text = dump_record(record)
-        if path.read_text(encoding="utf-8") != text:
-            changed.append(path)
-            if not check:
-                atomic_write_text(path, text)
+    rewrites = plan_rewrites(led)
+    written = [] if check else apply_rewrites(rewrites)
+    out = console()
+    for rewrite in rewrites:
+        if rewrite.refused:
+            out.print(f"refused: {rewrite.path}:{rewrite.comment_line}: has YAML comments that fmt would drop; "
+                      "move them into a note or the body", markup=False)
+        else:
+            out.print(f"{'not canonical' if check else 'rewritten'}: {rewrite.path}", markup=False)
+    refused = sum(r.refused for r in rewrites)
     verb = "not canonical" if check else "rewritten"
-    for path in changed:
-        console().print(f"{verb}: {path}")
-    console().print(f"{len(changed)} of {len(led)} files {verb}")
-    if check and changed:
+    out.print(f"{len(rewrites) if check else len(written)} of {len(led)} files {verb}"
+              + (f", {refused} refused (comments)" if refused else ""))
+    if (check and rewrites) or refused:
         raise typer.Exit(1)
 
 
@@ -96,7 +98,7 @@ def audit(
     if only:
         from benchledger.audit import run_audit
 
-        led = load(ledger)
+        led = load(ledger, report_failures=False)
         report = run_audit(led, only=set(only))
         root, paths = led.root, dict(led.paths)
     else:

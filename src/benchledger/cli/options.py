@@ -18,13 +18,16 @@ def console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, soft_wrap=True, highlight=False)
 
 
-def load(ledger_dir: Path | None, *, strict: bool = False):  # type: ignore[no-untyped-def]
-    """Load a ledger (lazy import keeps ``--help`` fast)."""
+def load(ledger_dir: Path | None, *, strict: bool = False, report_failures: bool = True):  # type: ignore[no-untyped-def]
+    """Load a ledger (lazy import keeps ``--help`` fast); say on stderr how many files failed to load and were
+    left out (the audit lists each; it passes ``report_failures=False``)."""
     from benchledger.ledger import Ledger
     from benchledger.ledger.store import freeze_for_process
 
-    ledger = Ledger.load(ledger_dir, strict=strict)
+    ledger = Ledger.load(ledger_dir, strict=strict, require_layout=True)
     freeze_for_process()  # a CLI process is short-lived: keep the collector off the loaded records
+    if report_failures and ledger.errors:
+        console(stderr=True).print(f"warning: {ledger.failure_summary()}", markup=False)
     return ledger
 
 

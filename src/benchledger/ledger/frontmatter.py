@@ -79,7 +79,12 @@ def _to_python(node: yaml.Node, seen: set[int]) -> Any:
         if node.tag == _STR_TAG:
             return node.value
         _check_number(node)
-        return _SCALARS.construct_object(node, deep=True)
+        try:
+            return _SCALARS.construct_object(node, deep=True)
+        except (ValueError, OverflowError) as exc:  # e.g. a timestamp 2026-13-45
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{node.value!r} is not a valid {node.tag.rsplit(':', 1)[-1]}: {exc}", node.start_mark,
+            ) from None
     if isinstance(node, yaml.MappingNode):
         out: dict[Any, Any] = {}
         for key, value in node.value:
@@ -100,6 +105,33 @@ def _check_number(node: yaml.ScalarNode) -> None:
         raise yaml.constructor.ConstructorError(
             None, None, f"{node.value!r} is not a plain decimal number (write e.g. 47 or 47.0; quote it if it is text)",
             node.start_mark)
+
+
+def first_comment_line(text: str) -> int | None:
+    """0-based line of the first YAML comment in ``text`` (a ``#`` outside every scalar, at a line start or after
+    a space), or None. The canonical dump writes no comments, so a rewrite would drop them."""
+    if "#" not in text:
+        return None
+    node = yaml.compose(text, Loader=_Loader)
+    spans = sorted(_scalar_spans(node)) if node is not None else []
+    position = 0
+    while (position := text.find("#", position)) != -1:
+        inside = any(start <= position < end for start, end in spans)
+        if not inside and (position == 0 or text[position - 1] in " \t\n"):
+            return text.count("\n", 0, position)
+        position += 1
+    return None
+
+
+def _scalar_spans(node: yaml.Node) -> list[tuple[int, int]]:
+    if isinstance(node, yaml.ScalarNode):
+        return [(node.start_mark.index, node.end_mark.index)]
+    children: list[yaml.Node] = []
+    if isinstance(node, yaml.MappingNode):
+        children = [part for pair in node.value for part in pair]
+    elif isinstance(node, yaml.SequenceNode):
+        children = list(node.value)
+    return [span for child in children for span in _scalar_spans(child)]
 
 
 def line_of(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:
@@ -163,4 +195,4 @@ def join_front_matter(yaml_text: str, body: str) -> str:
     return f"{DELIMITER}\n{yaml_text}{DELIMITER}\n{body}"
 
 
-__all__ = ["SplitFile", "dump_yaml", "join_front_matter", "line_of", "parse_yaml", "split_front_matter"]
+__all__ = ["SplitFile", "dump_yaml", "first_comment_line", "join_front_matter", "line_of", "parse_yaml", "split_front_matter"]

@@ -5,6 +5,7 @@ atomic writes. Loading then dumping a canonical file gives identical bytes.
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -21,52 +22,127 @@ from benchledger.ledger.frontmatter import (
     parse_yaml,
     split_front_matter,
 )
-from benchledger.ledger.paths import RECORD_SUFFIX, kind_of_path, record_path
-from benchledger.schema import RECORD_TYPES, Known, Record, RecordBase
+from benchledger.ledger.paths import kind_of_path, record_path
+from benchledger.schema import KIND_FOLDERS, RECORD_TYPES, Known, Record, RecordBase
 
 LEADING_KEYS = ("id", "kind", "title")
 TRAILING_KEYS = ("sources", "status", "history")
 
 
+MAX_RECORD_BYTES = 32 * 1024 * 1024
+"""A record file larger than this is refused unread (the biggest bundled record is well under 1 MB)."""
+
+
 def parse_record(text: str, path: Path | str) -> Record:
-    """Parse record text; every problem is a ``RecordError`` naming path, line and field."""
+    """Parse record text; every problem is a ``RecordError`` naming path, line and field.
+
+    Only the content is checked here; whether the id is the file name and the folder the kind's folder is
+    ``identity_problems`` (the audit reports those as ``identity.*``).
+    """
     path = Path(path)
+    if "\r" in text:
+        raise RecordError(path, text[: text.index("\r")].count("\n") + 1, "",
+                          "CRLF (or CR) line endings: record files use LF only (convert the file, e.g. dos2unix)",
+                          code="files.encoding")
     split = split_front_matter(text)
     if isinstance(split, str):
         raise RecordError(path, 1, "", split)
     data, node = _parse_front_matter(split, path)
     kind = data.get("kind")
-    expected_kind = kind_of_path(path)
     if kind not in RECORD_TYPES:
         line = _line(split, node, ("kind",))
         raise RecordError(path, line, "kind", f"expected one of {', '.join(RECORD_TYPES)}, got {kind!r}")
-    if expected_kind is not None and kind != expected_kind:
-        raise RecordError(path, _line(split, node, ("kind",)), "kind",
-                          f"a file in {path.parent.name}/ must have kind {expected_kind!r}, got {kind!r}")
     if "body" in data:
         raise RecordError(path, _line(split, node, ("body",)), "body", "the body is the Markdown after the front matter, not a key")
     try:
         record = RECORD_TYPES[kind].model_validate({**data, "body": split.body})
     except ValidationError as exc:
         raise _record_error(exc, path, split, node) from None
-    if path.suffix == RECORD_SUFFIX and record.id != path.stem:
-        raise RecordError(path, _line(split, node, ("id",)), "id", f"must equal the file name {path.stem!r}, got {record.id!r}")
     return record  # type: ignore[return-value]
 
 
-def load_record(path: Path | str) -> Record:
-    """Read and parse one record file."""
+def identity_problems(path: Path, record: RecordBase) -> list[RecordError]:
+    """Each way the file's place disagrees with the record, as a located error whose ``code`` says which: the id
+    must be the file name (``identity.id-not-filename``), the folder the kind's folder (``identity.wrong-folder``)."""
+    problems: list[RecordError] = []
+    if path.stem != record.id:
+        problems.append(RecordError(path, _key_line(path, "id"), "id",
+                                    f"id {record.id!r} differs from the file name {path.name!r}",
+                                    code="identity.id-not-filename"))
+    kind = getattr(record, "kind")  # noqa: B009 - every record kind has one
+    expected = kind_of_path(path)
+    if expected is not None and expected != kind:
+        problems.append(RecordError(path, _key_line(path, "kind"), "kind",
+                                    f"a {kind} record belongs in {KIND_FOLDERS[kind]}/, found in {path.parent.name}/",
+                                    code="identity.wrong-folder"))
+    return problems
+
+
+def _key_line(path: Path, key: str) -> int | None:
+    """1-based line of a top-level ``key:`` in a record file (None when it cannot be found)."""
+    try:
+        lines = read_record_text(path).split("\n")
+    except RecordError:
+        return None
+    return next((i + 1 for i, line in enumerate(lines) if line.startswith(f"{key}:")), None)
+
+
+def read_record_text(path: Path | str) -> str:
+    """A record file's text, refused with a ``RecordError`` when it is too large, not UTF-8 or starts with a BOM."""
     path = Path(path)
-    return load_record_bytes(path, path.read_bytes())
+    return record_text(path, read_record_bytes(path))
+
+
+def read_record_bytes(path: Path) -> bytes:
+    """A record file's bytes; too large (checked before reading) or unreadable is a ``RecordError``."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_RECORD_BYTES:
+            raise _too_large(path, size)
+        return path.read_bytes()
+    except OSError as exc:
+        raise RecordError(path, None, "", f"cannot read the file ({exc.strerror or exc})",
+                          code="files.encoding") from None
+
+
+def record_text(path: Path, data: bytes) -> str:
+    """The text of a record file's bytes (``RecordError`` when too large, with a BOM, or not UTF-8)."""
+    if len(data) > MAX_RECORD_BYTES:
+        raise _too_large(path, len(data))
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise RecordError(path, 1, "", "the file starts with a UTF-8 byte-order mark (BOM): save it as UTF-8 "
+                          "without BOM", code="files.encoding")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError(path, data[: exc.start].count(b"\n") + 1, "",
+                          f"not UTF-8 text ({exc.reason} at byte {exc.start})", code="files.encoding") from None
+
+
+def _too_large(path: Path, size: int) -> RecordError:
+    return RecordError(path, None, "", f"{size:,} bytes: over the {MAX_RECORD_BYTES:,}-byte limit of a record "
+                       "file (ledger/io.py MAX_RECORD_BYTES); split it", code="files.too-large")
+
+
+def load_record(path: Path | str) -> Record:
+    """Read and parse one record file; its id must be its file name and its folder its kind's folder."""
+    path = Path(path)
+    record = load_record_bytes(path, read_record_bytes(path))
+    for problem in identity_problems(path, record):
+        raise problem
+    return record
 
 
 def load_record_bytes(path: Path, data: bytes) -> Record:
-    """Parse the bytes of one record file (``path`` names it in errors and fixes its kind folder and id)."""
+    """Parse the bytes of one record file. Every failure is a ``RecordError`` naming the file (and line where
+    it has one): one bad file never crashes a command. Identity (id = file name, kind = folder) is not checked
+    here but by ``identity_problems``, so the audit can report it as ``identity.*``."""
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise RecordError(path, None, "", f"not UTF-8 text ({exc.reason})") from None
-    return parse_record(text, path)
+        return parse_record(record_text(path, data), path)
+    except RecordError:
+        raise
+    except Exception as exc:  # anything else (e.g. nesting too deep to convert): still one file's error
+        raise RecordError(path, None, "", f"cannot be loaded: {type(exc).__name__}: {exc}") from None
 
 
 def dump_record(record: RecordBase) -> str:
@@ -92,11 +168,17 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write bytes atomically (temp file + fsync + rename)."""
+    """Write bytes atomically (temp file + fsync + rename). The file keeps the mode it had; a new file gets the
+    mode ``open()`` would give it (0o666 less the umask), not ``mkstemp``'s private 0o600."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mode = 0o666 & ~current_umask()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), mode)
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
@@ -104,6 +186,19 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def current_umask() -> int:
+    """The process umask, read without changing it where the OS allows (``/proc/self/status``)."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _parse_front_matter(split: SplitFile, path: Path) -> tuple[dict[str, Any], yaml.Node | None]:
@@ -164,11 +259,17 @@ def _compact(value: Any) -> Any:
 
 
 __all__ = [
+    "MAX_RECORD_BYTES",
     "atomic_write_bytes",
     "atomic_write_text",
+    "current_umask",
     "dump_record",
+    "identity_problems",
     "load_record",
     "load_record_bytes",
     "parse_record",
+    "read_record_bytes",
+    "read_record_text",
+    "record_text",
     "write_record",
 ]

@@ -16,6 +16,16 @@ from benchledger.schema import KIND_FOLDERS
 
 RECORD_SUFFIX = ".md"
 FOLDER_KINDS: dict[str, str] = {folder: kind for kind, folder in KIND_FOLDERS.items()}
+RUN_RAW_FILE = "requests.jsonl"
+"""The raw data of a measured value whose ``run`` is a folder (what its ``sha256`` is of)."""
+
+
+def require_ledger_layout(root: Path) -> None:
+    """A folder read as a ledger must have at least one kind folder: an empty or unrelated folder is an error
+    (reading it would report "0 records, 0 errors"). Writers (import, bench --record) may start from empty."""
+    if not any((root / folder).is_dir() for folder in FOLDER_KINDS):
+        raise LedgerError(f"{root}: not a ledger (none of {', '.join(f + '/' for f in sorted(FOLDER_KINDS))} "
+                          "is there); start one with `benchledger init DIR`")
 
 
 def record_path(root: Path, kind: str, record_id: str) -> Path:
@@ -35,14 +45,29 @@ def iter_record_files(root: Path) -> list[Path]:
     return record_files(root, FOLDER_KINDS)
 
 
+def misplaced_files(root: Path) -> list[Path]:
+    """Files inside sub-folders of the kind folders (``benchmarks/sub/x.md``): never loaded, always reported."""
+    found: list[Path] = []
+    for folder in sorted(FOLDER_KINDS):
+        directory = root / folder
+        if not directory.is_dir():
+            continue
+        for sub in sorted(p for p in directory.iterdir() if p.is_dir() and not p.name.startswith(".")):
+            found.extend(sorted(p for p in sub.rglob("*") if p.is_file() and not p.name.startswith(".")))
+    return found
+
+
 __all__ = [
     "ENV_VAR",
     "FOLDER_KINDS",
     "RECORD_SUFFIX",
+    "RUN_RAW_FILE",
     "bundled_ledger_dir",
     "default_ledger_dir",
     "iter_record_files",
     "kind_of_path",
+    "misplaced_files",
     "record_path",
+    "require_ledger_layout",
     "resolve_ledger_dir",
 ]

@@ -10,8 +10,13 @@ from pathlib import Path
 from typing import TypeVar
 
 from benchledger.errors import LedgerError, RecordError
-from benchledger.ledger.io import load_record
-from benchledger.ledger.paths import iter_record_files, resolve_ledger_dir
+from benchledger.ledger.io import identity_problems, load_record_bytes, read_record_bytes
+from benchledger.ledger.paths import (
+    iter_record_files,
+    misplaced_files,
+    require_ledger_layout,
+    resolve_ledger_dir,
+)
 from benchledger.schema import Record, RecordBase
 
 T = TypeVar("T", bound=RecordBase)
@@ -28,23 +33,46 @@ class Ledger:
     duplicate_ids: list[tuple[str, Path, Path]] = field(default_factory=list)
 
     @classmethod
-    def load(cls, root: Path | str | None = None, *, strict: bool = False) -> Ledger:
-        """Load every record; ``strict`` raises the first ``RecordError`` instead of collecting it."""
+    def load(cls, root: Path | str | None = None, *, strict: bool = False, require_layout: bool = False) -> Ledger:
+        """Load every record; ``strict`` raises the first ``RecordError`` (identity problems included) instead of
+        collecting it; ``require_layout`` refuses a folder with no kind folder (commands that read a ledger)."""
         ledger = cls(root=resolve_ledger_dir(root))
+        if require_layout:
+            require_ledger_layout(ledger.root)
         with gc_paused():
             ledger._load_files(strict)
         return ledger
 
     def _load_files(self, strict: bool) -> None:
+        for path in misplaced_files(self.root):
+            self._failed(RecordError(path, None, "", f"records are read only from {path.relative_to(self.root).parts[0]}/"
+                                     " itself, not from its sub-folders: this file is not loaded (move it up)",
+                                     code="files.in-subfolder"), strict)
         for path in iter_record_files(self.root):
             try:
-                record = load_record(path)
+                record = load_record_bytes(path, read_record_bytes(path))
             except RecordError as exc:
-                if strict:
-                    raise
-                self.errors.append(exc)
+                self._failed(exc, strict)
                 continue
+            if strict:
+                for problem in identity_problems(path, record):
+                    raise problem
             self.add(path, record, strict=strict)
+
+    def _failed(self, error: RecordError, strict: bool) -> None:
+        if strict:
+            raise error
+        self.errors.append(error)
+
+    def failure_summary(self) -> str:
+        """One line: how many files failed to load (and so are missing from every result), and the first one."""
+        total = len(self.errors) + len(self.records) + len(self.duplicate_ids)
+        return (f"{len(self.errors)} of {total} files in {self.root} failed to load and are left out "
+                f"(first: {self.errors[0]}); `benchledger audit` lists them all")
+
+    def load_error(self, record_id: str) -> RecordError | None:
+        """The error of the file named ``<record_id>.<suffix>`` that failed to load, if one did."""
+        return next((e for e in self.errors if e.path.stem == record_id), None)
 
     def add(self, path: Path, record: Record, *, strict: bool = False) -> None:
         """Add a record read from ``path`` (files in ``iter_record_files`` order: the first file of an id wins)."""
@@ -61,6 +89,9 @@ class Ledger:
         try:
             return self.records[record_id]
         except KeyError:
+            error = self.load_error(record_id)
+            if error is not None:
+                raise LedgerError(f"record {record_id!r} failed to load: {error}") from None
             raise LedgerError(f"no record with id {record_id!r} in {self.root}") from None
 
     def of_kind(self, kind: str) -> list[Record]:

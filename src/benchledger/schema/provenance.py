@@ -104,7 +104,7 @@ class Known(StrictModel):
     note: str = ""
 
 
-Scalar: TypeAlias = bool | int | float | str
+Scalar: TypeAlias = StrictBool | Number | StrictStr
 Condition: TypeAlias = Scalar | Known | Unknown
 """A condition: a bare scalar (known), ``Known`` (with quote/note) or ``Unknown`` (with reason)."""
 

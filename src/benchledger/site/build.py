@@ -9,7 +9,9 @@ Same ledger files → same bytes: no dates, no absolute paths, explicit ordering
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
+import socket
 import tempfile
 from dataclasses import dataclass
 from importlib import resources
@@ -28,6 +30,8 @@ from benchledger.site.plots import coverage_plot, efficiency_plots, pareto_plots
 
 MARKER = ".benchledger-site"
 MARKER_TEXT = "This folder is a site built by `benchledger site build`; the next build replaces it.\n"
+STAGING_MARKER = ".benchledger-staging"
+"""Written first into every staging folder: the host and pid of the build that owns it."""
 STATIC_FILES: tuple[str, ...] = ("site.css", "site.js")
 
 
@@ -73,16 +77,19 @@ def build_site(
     ``findings`` are audit rows already computed (``Finding.as_row()``); when None the audit runs here.
     """
     if not isinstance(ledger, Ledger):
-        ledger = Ledger.load(ledger)
+        ledger = Ledger.load(ledger, require_layout=True)
     target = Path(out).resolve()
     check_target(target)
     con = build_catalog(ledger, findings=findings)
     try:
         data = load_site_data(ledger, con, ledger_digest(ledger))
         target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
+        remove_stale_staging(target)
+        staging = _new_staging(target, "building")
+        (staging / STAGING_MARKER).write_text(f"{socket.gethostname()} {os.getpid()}\n", encoding="utf-8")
         try:
             counts = _write_site(data, con, staging)
+            (staging / STAGING_MARKER).unlink()  # the site marker written by _write_site now proves it ours
             _swap_into_place(staging, target)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
@@ -128,7 +135,7 @@ def _swap_into_place(staging: Path, target: Path) -> None:
     """Replace ``target`` with ``staging`` (two renames; the old site is removed afterwards)."""
     old = None
     if target.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+        old = _new_staging(target, "old")
         old.rmdir()
         target.rename(old)
     staging.rename(target)
@@ -137,4 +144,42 @@ def _swap_into_place(staging: Path, target: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-__all__ = ["MARKER", "BuildReport", "build_site", "check_target", "ledger_digest"]
+def _host_tag() -> str:
+    return hashlib.sha256(socket.gethostname().encode("utf-8")).hexdigest()[:8]
+
+
+def _new_staging(target: Path, role: str) -> Path:
+    """``.<name>.<role>-<host tag>-<pid>-<random>`` beside the target: a later build can tell whose it is."""
+    return Path(tempfile.mkdtemp(prefix=f".{target.name}.{role}-{_host_tag()}-{os.getpid()}-", dir=target.parent))
+
+
+def remove_stale_staging(target: Path) -> list[Path]:
+    """Remove staging folders (``.building-*``, ``.old-*``) that earlier builds of ``target`` left when killed.
+
+    Only folders it can prove are such leftovers: the name says this host and a pid that is no longer running,
+    and the folder is empty or holds the staging marker or the site marker (a half-built or old site). Returns what it removed."""
+    removed: list[Path] = []
+    for role in ("building", "old"):
+        prefix = f".{target.name}.{role}-{_host_tag()}-"
+        for folder in sorted(target.parent.glob(f"{prefix}*")):
+            pid_text = folder.name[len(prefix):].split("-", 1)[0]
+            if not folder.is_dir() or folder.is_symlink() or not pid_text.isdigit() or _alive(int(pid_text)):
+                continue
+            if any((folder / m).is_file() for m in (STAGING_MARKER, MARKER)) or not any(folder.iterdir()):
+                shutil.rmtree(folder)
+                removed.append(folder)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+__all__ = ["MARKER", "STAGING_MARKER", "BuildReport", "build_site", "check_target", "ledger_digest",
+           "remove_stale_staging"]

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 
 from benchledger.audit.checks import (
     arms_baseline,
+    arms_speedup_acceptance,
     conditions_missing,
     contested_links,
     duplicates_records,
@@ -49,6 +50,7 @@ CHECKS: list[tuple[str, Check]] = [
     ("measured.incomplete", measured_incomplete.check),
     ("conditions.missing", conditions_missing.check),
     ("arms.baseline", arms_baseline.check),
+    ("arms.speedup-acceptance", arms_speedup_acceptance.check),
     ("duplicates.records", duplicates_records.check),
     ("contested.links", contested_links.check),
     ("history.present", history_present.check),

@@ -9,10 +9,8 @@ from pathlib import Path
 
 from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
+from benchledger.ledger.paths import RUN_RAW_FILE
 from benchledger.schema import Quantity
-
-RAW_FILE = "requests.jsonl"
-
 
 SCOPE = "record"  # findings of a record depend only on it and the non-benchmark records (checks/__init__)
 
@@ -25,7 +23,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
             continue
         target = ctx.ledger.root / item.run
         if target.is_dir():
-            target = target / RAW_FILE
+            target = target / RUN_RAW_FILE
         if target not in cache:
             cache[target] = _sha256(target)
         digest = cache[target]

@@ -1,4 +1,6 @@
-"""schema.invalid / identity.duplicate-id: files that do not parse or validate, and ids used twice."""
+"""schema.invalid / files.* / identity.duplicate-id: files that do not parse or validate (``schema.invalid``),
+files that cannot be read as records (``files.too-large``, ``files.encoding``: not UTF-8, BOM, CRLF;
+``files.in-subfolder``), and ids used twice. Each finding names ``path:line``."""
 
 from __future__ import annotations
 
@@ -12,6 +14,6 @@ SCOPE = "files"  # reads only the files that failed to load and the ids used twi
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
     for error in ctx.ledger.errors:
-        yield Finding("schema.invalid", "error", error.path.stem, error.field, str(error))
+        yield Finding(error.code, "error", error.path.stem, error.field, str(error))
     for record_id, first, second in ctx.ledger.duplicate_ids:
         yield Finding("identity.duplicate-id", "error", record_id, "id", f"id used by both {first} and {second}")

@@ -1,0 +1,115 @@
+"""arms.speedup-exceeds-acceptance: a speculative arm cannot go faster than its acceptance allows;
+arms.acceptance-above-k: a mean acceptance length cannot exceed k + 1.
+
+A speculative step emits on average the mean acceptance length ``AL`` of tokens (bonus token included) and
+costs at least one plain decode step (the verify pass reads every weight once, as a plain step does), so at the
+same batch and concurrency the arm's throughput speedup over its baseline — or its TPOT ratio baseline / arm —
+is at most ``AL``. Above ``AL × SPEEDUP_SLACK`` (the slack covers run-to-run noise between two separate runs)
+is an error. ``AL`` is the stated mean length (the top of a stated range), else ``1 + Σ per-position rates``,
+else ``1 + k × rate``. A step drafts k tokens and adds one, so ``AL > k + 1`` is an error too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from benchledger.audit.context import AuditContext
+from benchledger.audit.finding import Finding
+from benchledger.schema import (
+    METRICS,
+    Acceptance,
+    Arm,
+    Benchmark,
+    Quantity,
+    condition_value,
+    effective_workload,
+)
+from benchledger.schema.metrics import to_canonical
+from benchledger.schema.units import conversion
+
+SPEEDUP_SLACK = 1.05
+"""How far a speedup may exceed the mean acceptance length before it is an error (5 %: noise between two runs;
+the bundled ledger's 71 checked pairs reach at most 0.81 of their acceptance length)."""
+
+
+def check(ctx: AuditContext) -> Iterator[Finding]:
+    for record in ctx.benchmarks:
+        arms = {a.name: a for a in record.arms}
+        for arm in record.arms:
+            if arm.speculative is None or arm.acceptance is None:
+                continue
+            k = condition_value(arm.speculative.k)
+            k_drafts = k if isinstance(k, int | float) and not isinstance(k, bool) else None
+            length = acceptance_length(arm.acceptance, k_drafts)
+            if length is None:
+                continue
+            if k_drafts is not None and length > k_drafts + 1 + 1e-9:
+                yield Finding("arms.acceptance-above-k", "error", record.id, f"arms.{arm.name}.acceptance",
+                              f"mean acceptance length {length:g} is above k + 1 = {k_drafts + 1:g} "
+                              "(k drafted tokens plus the bonus token)")
+            base = arms.get(arm.baseline or "")
+            if base is None or base is arm or not _same_load(record, arm, base):
+                continue
+            for label, speedup in speedups(arm, base):
+                if speedup > length * SPEEDUP_SLACK:
+                    yield Finding("arms.speedup-exceeds-acceptance", "error", record.id, f"arms.{arm.name}.results",
+                                  f"{label} speedup {speedup:.3g}x vs {base.name} is above the mean acceptance "
+                                  f"length {length:g} x {SPEEDUP_SLACK:g} slack: no speculative step emits more "
+                                  "tokens than it accepts")
+
+
+def acceptance_length(acc: Acceptance, k: float | None) -> float | None:
+    """The arm's mean acceptance length (bonus included), from what the record states; None when unknown."""
+    if acc.mean_length is not None:
+        return float(acc.mean_length.value)
+    if acc.mean_length_max is not None:
+        return float(acc.mean_length_max.value)
+    if acc.per_position:
+        return 1.0 + sum(_fraction(q) for q in acc.per_position)
+    if acc.rate is not None and k is not None:
+        return 1.0 + k * _fraction(acc.rate)
+    return None
+
+
+def speedups(arm: Arm, base: Arm) -> Iterator[tuple[str, float]]:
+    """(label, speedup) per throughput metric (arm / base) and TPOT (base / arm) both arms report: at each
+    stat both give; when they share no stat (an arm's min/max range against the baseline's one value), the
+    smallest speedup their central figures allow."""
+    mine, theirs = _by_metric(arm), _by_metric(base)
+    for metric in sorted(mine.keys() & theirs.keys()):
+        higher = METRICS[metric].higher_is_better
+        a, b = mine[metric], theirs[metric]
+        shared = sorted(a.keys() & b.keys())
+        for stat in shared:
+            yield f"{metric} ({stat})", (a[stat] / b[stat] if higher else b[stat] / a[stat])
+        a_mid = [v for stat, v in a.items() if stat in _CENTRAL]
+        b_mid = [v for stat, v in b.items() if stat in _CENTRAL]
+        if not shared and a_mid and b_mid:
+            bound = min(a_mid) / max(b_mid) if higher else min(b_mid) / max(a_mid)
+            yield f"{metric} (at least, from {', '.join(sorted(a))} vs {', '.join(sorted(b))})", bound
+
+
+_CENTRAL = ("value", "mean", "median", "p50", "min", "max")
+
+
+def _by_metric(arm: Arm) -> dict[str, dict[str, float]]:
+    """Throughput-like and TPOT results of an arm: metric → stat → value in the canonical unit (positive only)."""
+    out: dict[str, dict[str, float]] = {}
+    for r in arm.results:
+        if not (METRICS[r.metric].throughput_like or r.metric == "tpot"):
+            continue
+        value, _ = to_canonical(float(r.value), r.unit)
+        if value > 0:
+            out.setdefault(r.metric, {})[r.stat] = value
+    return out
+
+
+def _same_load(record: Benchmark, arm: Arm, base: Arm) -> bool:
+    mine, theirs = effective_workload(record, arm), effective_workload(record, base)
+    return all(condition_value(getattr(mine, name)) == condition_value(getattr(theirs, name))
+               for name in ("concurrency", "batch_size", "request_rate"))
+
+
+def _fraction(q: Quantity) -> float:
+    factor = conversion(q.unit, "fraction")
+    return float(q.value) * (factor if factor is not None else 1.0)
