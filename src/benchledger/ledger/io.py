@@ -222,7 +222,7 @@ def _line(split: SplitFile, node: yaml.Node | None, loc: tuple[int | str, ...]) 
 def _record_error(exc: ValidationError, path: Path, split: SplitFile, node: yaml.Node | None) -> RecordError:
     """The most specific validation error, located in the file."""
     errors = exc.errors(include_url=False)
-    best = max(errors, key=lambda e: (len(_field_loc(e["loc"])), e["type"] != "missing"))
+    best = max(errors, key=lambda e: (len(_field_loc(e["loc"])), e["type"] == "value_error", e["type"] != "missing"))
     loc = _field_loc(best["loc"])
     field = ".".join(str(p) for p in loc)
     message = best["msg"]
