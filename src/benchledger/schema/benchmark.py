@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from benchledger.schema.common import RecordBase
-from benchledger.schema.metrics import METRICS, MetricName, Stat
+from benchledger.schema.metrics import METRICS, MetricName, Stat, zero_rate_problem
 from benchledger.schema.provenance import (
     SLUG_PATTERN,
     Condition,
@@ -209,6 +209,14 @@ class Arm(StrictModel):
     acceptance: Acceptance | None = None
     quoted_changes: list[QuotedChange] = Field(default_factory=list)
     note: str = ""
+
+    @field_validator("results")
+    @classmethod
+    def _rates_measure_something(cls, results: list[Result]) -> list[Result]:
+        problem = zero_rate_problem([(r.metric, float(r.value)) for r in results])
+        if problem:
+            raise ValueError(problem)
+        return results
 
 
 class Benchmark(RecordBase):

@@ -43,29 +43,47 @@ class MetricInfo(BaseModel):
     throughput_like: bool = False
     zero_allowed: bool = Field(
         default=False, description="Counts and per-token gaps (ITL, TPOT) may be 0: a step's tokens can arrive "
-        "together (ledger/benchmarks/h200-llama-cpp-…-k4.md, the llama.cpp demo); throughputs, TTFT, e2e, sizes > 0.")
+        "together (ledger/benchmarks/h200-llama-cpp-…-k4.md, the llama.cpp demo); TTFT, e2e, sizes are > 0.")
+    rate: bool = Field(default=False, description="A per-second rate: 0 only when the arm completed no request.")
 
     def value_problem(self, value: float, unit: str, stat: str) -> str | None:
-        """Why ``value unit`` cannot be this metric (wrong unit, or not positive), or None when it can."""
+        """Why ``value unit`` cannot be this metric (wrong unit, or not positive), or None when it can. A rate
+        of 0 passes here; the arm checks that it completed nothing (``zero_rate_problem``)."""
         if unit not in self.units:
             return f"{self.name} is measured in {' or '.join(self.units)}, not {unit!r}"
-        if value < 0 or (value == 0 and not self.zero_allowed and stat not in ("min", "std")):
+        zero_ok = self.zero_allowed or self.rate or stat in ("min", "std")
+        if value < 0 or (value == 0 and not zero_ok):
             return f"{self.name} must be {'≥ 0' if self.zero_allowed else '> 0'}, got {value}"
         return None
+
+
+def zero_rate_problem(results: list[tuple[str, float]]) -> str | None:
+    """Why an arm's ``(metric, value)`` results are impossible: a rate of 0 (tok/s, req/s) is a measurement only
+    of an arm that completed no request (as ``bench`` records an arm whose every request failed)."""
+    completed = {value for metric, value in results if metric == "completed_requests"}
+    for metric, value in results:
+        if value == 0 and METRICS[metric].rate and completed != {0}:
+            return f"{metric} is 0 but the arm does not report completed_requests: 0 (a rate of 0 measures nothing)"
+    return None
 
 
 METRICS: dict[str, MetricInfo] = {
     m.name: m
     for m in (
         MetricInfo(name="output_throughput", higher_is_better=True, units=("tok/s",), throughput_like=True,
+                   rate=True,
                    definition="Σ output tokens of completed requests / measured window (aggregate over streams)."),
         MetricInfo(name="total_throughput", higher_is_better=True, units=("tok/s",), throughput_like=True,
+                   rate=True,
                    definition="Σ (input + output) tokens / measured window."),
         MetricInfo(name="prefill_throughput", higher_is_better=True, units=("tok/s",),
+                   rate=True,
                    definition="Σ input tokens / measured window (autobench 'prefill_toks')."),
         MetricInfo(name="per_stream_throughput", higher_is_better=True, units=("tok/s", "tok/s/user"), throughput_like=True,
+                   rate=True,
                    definition="Decode tokens per second seen by one stream (≈ 1000 / TPOT ms)."),
         MetricInfo(name="request_throughput", higher_is_better=True, units=("req/s",),
+                   rate=True,
                    definition="Completed requests / measured window."),
         MetricInfo(name="ttft", higher_is_better=False, units=("ms", "s", "us"),
                    definition="First chunk with generated content − send time."),
@@ -127,4 +145,5 @@ __all__ = [
     "Stat",
     "spec_outcome",
     "to_canonical",
+    "zero_rate_problem",
 ]

@@ -55,6 +55,8 @@ def test_bad_value_is_a_located_record_error(case: str, mini_ledger: Path) -> No
         parse_record(wrong, path)
     err = info.value
     first_line = text[:start].count("\n") + 1
+    if case == "zero throughput":  # an arm-level rule: located at the arm's results list
+        first_line = text[:text.rindex("  results:", 0, start)].count("\n") + 1
     assert err.line in (first_line - 1, first_line, first_line + 1), (str(err), first_line)
     assert str(err).startswith(f"{path}:{err.line}: ")
 
@@ -68,3 +70,12 @@ def test_zero_gap_is_a_valid_itl(mini_ledger: Path) -> None:
         "  - value: 0.0\n    unit: ms\n    provenance: derived\n    formula: test\n    metric: itl\n    stat: median\n")
     record = parse_record(text, path)
     assert record.kind == "benchmark"
+
+
+def test_zero_throughput_of_an_arm_that_completed_nothing_is_valid(mini_ledger: Path) -> None:
+    """bench --record keeps an arm whose every request failed: 0 tok/s with completed_requests 0 is a measurement."""
+    path = mini_ledger / "benchmarks" / "test-bench.md"
+    text = path.read_text(encoding="utf-8").replace(
+        THROUGHPUT, "  - value: 0\n    unit: requests\n    provenance: derived\n    formula: test\n"
+        "    metric: completed_requests\n  - value: 0.0\n    unit: tok/s\n", 1)
+    assert parse_record(text, path).kind == "benchmark"
