@@ -72,35 +72,38 @@ def acceptance_length(acc: Acceptance, k: float | None) -> float | None:
 
 
 def speedups(arm: Arm, base: Arm) -> Iterator[tuple[str, float]]:
-    """(label, speedup) per throughput metric (arm / base) and TPOT (base / arm) both arms report: at each
-    stat both give; when they share no stat (an arm's min/max range against the baseline's one value), the
-    smallest speedup their central figures allow."""
+    """(label, speedup) per throughput metric (arm / base) and TPOT (base / arm) both arms report, at each
+    central stat both give (value, mean, median, p50; tails are not bounded this way); when they share none (an
+    arm's min/max range against the baseline's one value), the smallest speedup their figures allow. TPOT is
+    left out when either arm has a TPOT figure of 0: the client saw a step's tokens arrive together, so its
+    TPOT is not a step time (the llama.cpp demo's short runs)."""
     mine, theirs = _by_metric(arm), _by_metric(base)
+    if 0.0 in mine.get("tpot", {}).values() or 0.0 in theirs.get("tpot", {}).values():
+        mine.pop("tpot", None)
     for metric in sorted(mine.keys() & theirs.keys()):
         higher = METRICS[metric].higher_is_better
-        a, b = mine[metric], theirs[metric]
-        shared = sorted(a.keys() & b.keys())
+        a = {stat: v for stat, v in mine[metric].items() if v > 0}
+        b = {stat: v for stat, v in theirs[metric].items() if v > 0}
+        shared = sorted(a.keys() & b.keys() & set(_CENTRAL))
         for stat in shared:
             yield f"{metric} ({stat})", (a[stat] / b[stat] if higher else b[stat] / a[stat])
-        a_mid = [v for stat, v in a.items() if stat in _CENTRAL]
-        b_mid = [v for stat, v in b.items() if stat in _CENTRAL]
+        a_mid = [v for stat, v in a.items() if stat in _RANGE]
+        b_mid = [v for stat, v in b.items() if stat in _RANGE]
         if not shared and a_mid and b_mid:
             bound = min(a_mid) / max(b_mid) if higher else min(b_mid) / max(a_mid)
             yield f"{metric} (at least, from {', '.join(sorted(a))} vs {', '.join(sorted(b))})", bound
 
 
-_CENTRAL = ("value", "mean", "median", "p50", "min", "max")
+_CENTRAL = ("value", "mean", "median", "p50")
+_RANGE = (*_CENTRAL, "min", "max")
 
 
 def _by_metric(arm: Arm) -> dict[str, dict[str, float]]:
-    """Throughput-like and TPOT results of an arm: metric → stat → value in the canonical unit (positive only)."""
+    """Throughput-like and TPOT results of an arm: metric → stat → value in the canonical unit."""
     out: dict[str, dict[str, float]] = {}
     for r in arm.results:
-        if not (METRICS[r.metric].throughput_like or r.metric == "tpot"):
-            continue
-        value, _ = to_canonical(float(r.value), r.unit)
-        if value > 0:
-            out.setdefault(r.metric, {})[r.stat] = value
+        if METRICS[r.metric].throughput_like or r.metric == "tpot":
+            out.setdefault(r.metric, {})[r.stat] = to_canonical(float(r.value), r.unit)[0]
     return out
 
 
