@@ -45,7 +45,7 @@ class CachedState:
 
     meta: dict[str, str]
     files: dict[str, FileStat]
-    loaded: dict[str, tuple[str | None, str | None, int | None, str | None, str | None]]
+    loaded: dict[str, tuple[str | None, str | None, int | None, str | None, str | None, str | None]]
     """Per file: record id and kind, or the load error's line, field and message."""
 
     @property
@@ -78,6 +78,12 @@ class Index:
 
         cur = self.con.execute("SELECT code, severity, record, field, message, waived, waiver_reason FROM t_findings")
         return AuditReport([Finding(*row) for row in cur.fetchall()], records_checked=self.records_checked)
+
+    def load_failures(self) -> list[tuple[str, str]]:
+        """``(record, message)`` of every file that failed to load (``schema.invalid``, ``files.*``)."""
+        return [(str(r), str(m)) for r, m in self.con.execute(
+            "SELECT record, message FROM t_findings WHERE code = 'schema.invalid' OR code LIKE 'files.%' "
+            "ORDER BY message").fetchall()]
 
     def close(self) -> None:
         self.con.close()
@@ -121,6 +127,9 @@ def open_index(ledger_dir: Path | str | None = None, *, cache: bool = True, rebu
             return Index(con, root, "current", int(state.meta["records_checked"]))
         con.close()
     from benchledger.catalog.refresh import refresh
+    from benchledger.ledger.paths import require_ledger_layout
+
+    require_ledger_layout(root)  # (a current cache was built from a ledger: that path needs no check)
 
     try:
         status, db = refresh(root, cache_dir(root), db if state is not None else None, state, files, started, code)
@@ -177,7 +186,7 @@ def _read_state(con: duckdb.DuckDBPyConnection, root: Path, code: str, with_file
         if meta.get("code") != code or meta.get("root") != str(root):
             return None
         query = ("SELECT path, sha256, size, mtime_ns, ctime_ns, ino, racy, record_id, kind, err_line, err_field, "
-                 "err_message FROM _cache_files")
+                 "err_message, err_code FROM _cache_files")
         rows = con.execute(query if with_files else f"{query} LIMIT 0").fetchall()
         json.loads(meta["folders"]), json.loads(meta["hashed_files"]), int(meta["records_checked"])
         meta["others"], meta["hashed_digests"]
@@ -190,7 +199,7 @@ def _uncached(root: Path, status: str) -> Index:
     from benchledger.catalog.build import build_catalog
     from benchledger.ledger.store import Ledger
 
-    ledger = Ledger.load(root)
+    ledger = Ledger.load(root, require_layout=True)
     return Index(build_catalog(ledger), root, status, len(ledger) + len(ledger.errors))
 
 

@@ -11,14 +11,13 @@ from benchledger.schema import Record
 
 
 def load_indexed_record(index: Index, record_id: str) -> tuple[Record, Path]:
-    """The record with this id and its file; ``LedgerError`` when the index has no such record (with the
-    file's load error when a file of that name does not load)."""
+    """The record with this id and its file; ``LedgerError`` when the index has no such record (naming the
+    load error of its file when that file failed to load)."""
     row = index.con.execute("SELECT path FROM records WHERE id = ?", [record_id]).fetchone()
     if row is None:
-        broken = index.con.execute("SELECT message FROM findings WHERE code = 'schema.invalid' AND record = ? "
-                                   "ORDER BY message", [record_id]).fetchall()
-        if broken:
-            raise LedgerError(f"record {record_id!r} does not load: {broken[0][0]}")
+        failed = [message for record, message in index.load_failures() if record == record_id]
+        if failed:
+            raise LedgerError(f"record {record_id!r} does not load: {failed[0]}")
         raise LedgerError(f"no record with id {record_id!r} in {index.root}")
     path = index.root / str(row[0])
     return load_record(path), path

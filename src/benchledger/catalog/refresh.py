@@ -42,7 +42,7 @@ from benchledger.ledger.index import RECORD_KEYS, TABLES, Columns, create_table,
 from benchledger.ledger.io import load_record_bytes
 from benchledger.ledger.paths import FOLDER_KINDS
 from benchledger.ledger.rows import Row
-from benchledger.ledger.store import Ledger, gc_paused
+from benchledger.ledger.store import Ledger, gc_paused, misplaced_file_errors
 from benchledger.perfmodel.ceiling import CeilingInputs
 from benchledger.schema import KIND_FOLDERS, Benchmark
 
@@ -51,7 +51,7 @@ HASHED_FILES = (checking.WAIVERS_FILE,)
 FILE_COLUMNS: Columns = {
     "path": "VARCHAR", "sha256": "VARCHAR", "size": "BIGINT", "mtime_ns": "BIGINT",
     "ctime_ns": "BIGINT", "ino": "BIGINT", "racy": "BOOLEAN", "record_id": "VARCHAR", "kind": "VARCHAR",
-    "err_line": "INTEGER", "err_field": "VARCHAR", "err_message": "VARCHAR",
+    "err_line": "INTEGER", "err_field": "VARCHAR", "err_message": "VARCHAR", "err_code": "VARCHAR",
 }
 LOCAL_COLUMNS: Columns = {"record": "VARCHAR", "code": "VARCHAR", "severity": "VARCHAR", "field": "VARCHAR",
                           "message": "VARCHAR"}
@@ -67,12 +67,13 @@ class Entry:
     stat: FileStat
     record_id: str | None = None
     kind: str | None = None
-    error: tuple[int | None, str, str] | None = None
+    error: tuple[int | None, str, str, str] | None = None
+    """``(line, field, message, code)`` of a file that failed to load (``RecordError``)."""
 
     def row(self) -> Row:
-        line, field, message = self.error or (None, None, None)
+        line, field, message, code = self.error or (None, None, None, None)
         return {**self.stat.__dict__, "record_id": self.record_id, "kind": self.kind,
-                "err_line": line, "err_field": field, "err_message": message}
+                "err_line": line, "err_field": field, "err_message": message, "err_code": code}
 
 
 class _Rebuild(Exception):
@@ -146,6 +147,7 @@ def _remove_database(db: Path) -> None:
 def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs, code: str) -> str:
     ledger = Ledger(root=root)
     entries = {rel: _load(root, rel, stat, ledger) for rel, stat in files.items()}
+    ledger.errors.extend(misplaced_file_errors(root))
     results = checking.run_checks(ledger)
     report = checking.finish(root, [*_flatten(results.local), *results.other], len(ledger) + len(ledger.errors))
     con = duckdb.connect(str(tmp))
@@ -226,8 +228,8 @@ def _apply(con: duckdb.DuckDBPyConnection, root: Path, entries: dict[str, Entry]
     con.execute("DELETE FROM _cache_facts")
     insert_rows(con, "_cache_facts", FACT_COLUMNS, _fact_rows(facts))
     kinds = {e.record_id: e.kind for e in entries.values() if e.record_id and e.kind}
-    skeleton = Ledger(root=root, errors=[RecordError(root / e.stat.path, *e.error) for e in entries.values()
-                                         if e.error is not None])
+    skeleton = Ledger(root=root, errors=[*(RecordError(root / e.stat.path, *e.error[:3], code=e.error[3]) for e in entries.values()
+                                           if e.error is not None), *misplaced_file_errors(root)])
     # cached findings no waiver names go in as they are; the rest pass through the waivers (audit.waivers)
     keys = sorted(checking.waiver_keys(root))
     waivable = ("EXISTS (SELECT 1 FROM (SELECT unnest(?::VARCHAR[]) AS code, unnest(?::VARCHAR[]) AS record) w "
@@ -269,18 +271,18 @@ def _load(root: Path, rel: str, stat: FileStat, ledger: Ledger) -> Entry:
         record = load_record_bytes(path, data)
     except RecordError as exc:
         ledger.errors.append(exc)
-        return Entry(stat, error=(exc.line, exc.field, exc.message))
+        return Entry(stat, error=(exc.line, exc.field, exc.message, exc.code))
     ledger.add(path, record)
     return Entry(stat, record.id, record.kind)
 
 
-def _loaded(row: tuple[str | None, str | None, int | None, str | None, str | None]
-            ) -> tuple[str | None, str | None, tuple[int | None, str, str] | None]:
-    record_id, kind, line, field, message = row
-    return record_id, kind, (line, field or "", message) if message is not None else None
+def _loaded(row: tuple[str | None, str | None, int | None, str | None, str | None, str | None]
+            ) -> tuple[str | None, str | None, tuple[int | None, str, str, str] | None]:
+    record_id, kind, line, field, message, code = row
+    return record_id, kind, (line, field or "", message, code or "schema.invalid") if message is not None else None
 
 
-def _rest(entry: Entry) -> tuple[str | None, str | None, tuple[int | None, str, str] | None]:
+def _rest(entry: Entry) -> tuple[str | None, str | None, tuple[int | None, str, str, str] | None]:
     return entry.record_id, entry.kind, entry.error
 
 

@@ -76,10 +76,18 @@ def fmt(
 NoCacheOption = typer.Option(False, "--no-cache", help="Build a fresh index in memory; leave the cache alone.")
 
 
-def _index(ledger: Path | None, no_cache: bool, *, full: bool = False):  # type: ignore[no-untyped-def]
+def _index(ledger: Path | None, no_cache: bool, *, full: bool = False,  # type: ignore[no-untyped-def]
+           report_failures: bool = True):
+    """The ledger's index; says on stderr how many files failed to load (and so are left out of every answer)."""
     from benchledger.catalog.cache import open_index
 
-    return open_index(ledger, cache=not no_cache, rebuild=full)
+    index = open_index(ledger, cache=not no_cache, rebuild=full)
+    failed = index.load_failures() if report_failures else []
+    if failed:
+        console(stderr=True).print(f"warning: {len(failed)} of {index.records_checked} files failed to load and are "
+                                   f"left out (first: {failed[0][1]}); `benchledger audit` lists them all",
+                                   markup=False)
+    return index
 
 
 def audit(
@@ -102,7 +110,7 @@ def audit(
         report = run_audit(led, only=set(only))
         root, paths = led.root, dict(led.paths)
     else:
-        index = _index(ledger, no_cache, full=full)
+        index = _index(ledger, no_cache, full=full, report_failures=False)
         report = index.report()
         root = index.root
         paths = {rid: root / str(rel) for rid, rel in index.con.execute("SELECT id, path FROM records").fetchall()}

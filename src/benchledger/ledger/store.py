@@ -44,10 +44,8 @@ class Ledger:
         return ledger
 
     def _load_files(self, strict: bool) -> None:
-        for path in misplaced_files(self.root):
-            self._failed(RecordError(path, None, "", f"records are read only from {path.relative_to(self.root).parts[0]}/"
-                                     " itself, not from its sub-folders: this file is not loaded (move it up)",
-                                     code="files.in-subfolder"), strict)
+        for error in misplaced_file_errors(self.root):
+            self._failed(error, strict)
         for path in iter_record_files(self.root):
             try:
                 record = load_record_bytes(path, read_record_bytes(path))
@@ -109,6 +107,13 @@ class Ledger:
         return len(self.records)
 
 
+def misplaced_file_errors(root: Path) -> list[RecordError]:
+    """One ``files.in-subfolder`` error per file in a sub-folder of a kind folder: never loaded, never silent."""
+    return [RecordError(path, None, "", f"records are read only from {path.relative_to(root).parts[0]}/ itself, "
+                        "not from its sub-folders: this file is not loaded (move it up)", code="files.in-subfolder")
+            for path in misplaced_files(root)]
+
+
 @contextmanager
 def gc_paused() -> Iterator[None]:
     """Pause the cyclic GC while building many small objects (it would rescan them over and over)."""
@@ -131,4 +136,4 @@ def freeze_for_process() -> None:
     gc.freeze()
 
 
-__all__ = ["Ledger", "freeze_for_process", "gc_paused"]
+__all__ = ["Ledger", "freeze_for_process", "gc_paused", "misplaced_file_errors"]

@@ -27,6 +27,7 @@ from benchledger.schema import (
 from benchledger.schema.metrics import to_canonical
 from benchledger.schema.units import conversion
 
+SCOPE = "record"  # findings of a record depend only on it (checks/__init__)
 SPEEDUP_SLACK = 1.05
 """How far a speedup may exceed the mean acceptance length before it is an error (5 %: noise between two runs;
 the bundled ledger's 71 checked pairs reach at most 0.81 of their acceptance length)."""
