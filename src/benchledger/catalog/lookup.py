@@ -15,12 +15,17 @@ def load_indexed_record(index: Index, record_id: str) -> tuple[Record, Path]:
     load error of its file when that file failed to load)."""
     row = index.con.execute("SELECT path FROM records WHERE id = ?", [record_id]).fetchone()
     if row is None:
-        failed = [message for record, message in index.load_failures() if record == record_id]
-        if failed:
-            raise LedgerError(f"record {record_id!r} does not load: {failed[0]}")
+        require_loaded(index, record_id)
         raise LedgerError(f"no record with id {record_id!r} in {index.root}")
     path = index.root / str(row[0])
     return load_record(path), path
 
 
-__all__ = ["load_indexed_record"]
+def require_loaded(index: Index, record_id: str) -> None:
+    """``LedgerError`` with the load error when the file named ``record_id`` failed to load."""
+    failed = [message for record, message in index.load_failures() if record == record_id]
+    if failed:
+        raise LedgerError(f"record {record_id!r} does not load: {failed[0]}")
+
+
+__all__ = ["load_indexed_record", "require_loaded"]

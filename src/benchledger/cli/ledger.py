@@ -183,12 +183,14 @@ def show(
     no_cache: bool = NoCacheOption,
 ) -> None:
     """Show one record: a summary (subject, arms with headline results and speedups, findings)."""
-    from benchledger.catalog.lookup import load_indexed_record
+    from benchledger.catalog.lookup import load_indexed_record, require_loaded
     from benchledger.cli.show import render_show
     from benchledger.ledger.ids import match_id
 
     index = _index(ledger, no_cache)
     known = dict(index.con.execute("SELECT id, kind FROM records").fetchall())
+    if record_id not in known:
+        require_loaded(index, record_id)
     record, path = load_indexed_record(index, match_id(known, record_id, None, index.root))
     render_show(console(), record, path, index.con, as_yaml=as_yaml)
 
