@@ -33,7 +33,7 @@ def test_show_of_a_broken_record_prints_its_load_error(mini_ledger: Path) -> Non
     path = _break_date(mini_ledger)
     out = run_cli("show", "test-bench", "--ledger", str(mini_ledger))
     assert out.exit_code == 2
-    assert "failed to load" in out.stderr and f"{path}:" in out.stderr and "2026-13-45" in out.stderr
+    assert "does not load" in out.stderr and f"{path}:" in out.stderr and "2026-13-45" in out.stderr
     assert "no record" not in out.stderr
 
 

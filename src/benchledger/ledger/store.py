@@ -89,7 +89,7 @@ class Ledger:
         except KeyError:
             error = self.load_error(record_id)
             if error is not None:
-                raise LedgerError(f"record {record_id!r} failed to load: {error}") from None
+                raise LedgerError(f"record {record_id!r} does not load: {error}") from None
             raise LedgerError(f"no record with id {record_id!r} in {self.root}") from None
 
     def of_kind(self, kind: str) -> list[Record]:

@@ -128,7 +128,7 @@ def test_record_in_a_sub_folder_is_reported(mini_ledger: Path) -> None:
 
 def test_broken_record_get_names_its_load_error(mini_ledger: Path) -> None:
     _rewrite(mini_ledger, "- date: 2026-11-29", "- date: 2026-13-45")
-    with pytest.raises(LedgerError, match=r"'test-bench' failed to load: .*test-bench.md:\d+: .*2026-13-45"):
+    with pytest.raises(LedgerError, match=r"'test-bench' does not load: .*test-bench.md:\d+: .*2026-13-45"):
         Ledger.load(mini_ledger).get("test-bench")
 
 
