@@ -59,13 +59,20 @@ def predict_cmd(
         None, "--prompt-tokens", help="Prompt length for TTFT / prefill tok/s (default: --context)."),
     pp: int | None = typer.Option(None, "--pp", min=1, help="Pipeline / layer-split stages (default: the engine's)."),
     ignore_fit: bool = typer.Option(False, "--ignore-fit", help="Predict even when weights + KV + state do not fit."),
+    verify_kernel: str | None = typer.Option(
+        None, "--verify-kernel", help="Verify attention: exact (KV read once), prefill (once per query) or a factor φ."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     ledger_dir: Path | None = LedgerOption,
 ) -> None:
     """Predict tok/s, TPOT, speedup and the physical ceiling of one configuration."""
     from benchledger.perfmodel.acceptance import choose_acceptance
     from benchledger.perfmodel.architecture import model_from_record
-    from benchledger.perfmodel.inputs import params_for, scenario_for, snapshots_per_position
+    from benchledger.perfmodel.inputs import (
+        params_for,
+        scenario_for,
+        snapshots_per_position,
+        with_verify_kernel,
+    )
     from benchledger.perfmodel.memory import fit_check
     from benchledger.perfmodel.predict import predict
     from benchledger.perfmodel.specdec import METHODS, SpecConfig
@@ -110,7 +117,11 @@ def predict_cmd(
     memory = fit_check(sc)
     if not memory.ok and not ignore_fit:
         raise typer.BadParameter(f"does not fit: {memory.describe()} (--ignore-fit predicts anyway)")
-    result = predict(sc, params_for(ledger, hardware, engine)).to_json()
+    try:
+        params = with_verify_kernel(params_for(ledger, hardware, engine), verify_kernel)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    result = predict(sc, params).to_json()
     result["memory"] = {"fits": memory.ok, "need_gb": round(memory.need / 1e9, 3), "detail": memory.describe(),
                         "have_gb": None if memory.have is None else round(memory.have / 1e9, 3)}
     if as_json:
@@ -149,6 +160,8 @@ def advise_cmd(
     acceptance_length: float | None = typer.Option(
         None, "--acceptance-length", help="Mean accepted length AL at --k-max (other k: converted, i.i.d.)."),
     temperature: float | None = typer.Option(None, "--temperature", help="Sampling temperature (acceptance lookup)."),
+    verify_kernel: str | None = typer.Option(
+        None, "--verify-kernel", help="Verify attention: exact (KV read once), prefill (once per query) or a factor φ."),
     k_max: int = typer.Option(4, "--k-max", min=0, help="Largest k (draft tokens per step) to try."),
     method: str = typer.Option("mtp", "--method", help="Speculative method to rank: mtp, eagle3, draft-model, …"),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
@@ -168,8 +181,11 @@ def advise_cmd(
     req = AdviceRequest(model=model, hardware=hardware, context=input_tokens, output_tokens=output_tokens,
                         concurrency=concurrency, devices=devices, target_tok_s=target_tok_s, engine=engine, kv=kv,
                         method=method, k_max=k_max, rates=_rates(acceptance), acceptance_length=acceptance_length,
-                        temperature=temperature)
-    advice = advise_ledger(ledger, req)
+                        temperature=temperature, verify_kernel=verify_kernel)
+    try:
+        advice = advise_ledger(ledger, req)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
     result = advice.to_json()
     if as_json:
         print(json.dumps(result, indent=2))

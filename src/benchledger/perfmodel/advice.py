@@ -9,7 +9,7 @@ from benchledger.ledger.store import Ledger
 from benchledger.perfmodel.acceptance import AcceptanceChoice, choose_acceptance
 from benchledger.perfmodel.advise import FORMAT_CAVEAT, Option, advise, target_verdict
 from benchledger.perfmodel.errors import MissingInputError
-from benchledger.perfmodel.inputs import params_for, scenario_for, snapshots_per_position
+from benchledger.perfmodel.inputs import params_for, scenario_for, snapshots_per_position, with_verify_kernel
 from benchledger.perfmodel.nearest import NearArm, nearest_arms
 from benchledger.perfmodel.predict import Scenario
 from benchledger.schema import Format
@@ -35,6 +35,8 @@ class AdviceRequest:
     rates: tuple[float, ...] = ()
     acceptance_length: float | None = None
     temperature: float | None = None
+    verify_kernel: str | None = None
+    """``exact``, ``prefill`` or a factor φ (``inputs.with_verify_kernel``); None: the calibration's."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,7 @@ def advise_ledger(ledger: Ledger, req: AdviceRequest) -> Advice:
                                    given_k=req.k_max)
         if choice is not None:
             choices[k] = choice
-    params = params_for(ledger, req.hardware, req.engine)
+    params = with_verify_kernel(params_for(ledger, req.hardware, req.engine), req.verify_kernel)
 
     def near(sc: Scenario) -> list[NearArm]:
         spec = None if sc.spec is None else (sc.spec.method, sc.spec.k)

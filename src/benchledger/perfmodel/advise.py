@@ -10,6 +10,7 @@ from benchledger.perfmodel.acceptance import DEFAULT_ALPHA, AcceptanceChoice
 from benchledger.perfmodel.memory import fit_check
 from benchledger.perfmodel.nearest import NearArm
 from benchledger.perfmodel.predict import Params, Prediction, Scenario, predict
+from benchledger.perfmodel.roofline import Efficiency, verify_factor
 from benchledger.perfmodel.specdec import SpecConfig
 from benchledger.schema.metrics import spec_outcome
 
@@ -69,14 +70,15 @@ def per_stream(arm: NearArm) -> float:
     return arm.value
 
 
-def explain(p: Prediction, sc: Scenario, phi: float) -> str:
+def explain(p: Prediction, sc: Scenario, eff: Efficiency) -> str:
     """The limiting terms of a prediction, in words."""
     words = []
     for name in p.limiting:
         term = p.step.term(name)
         bound = term.bound if term is not None else ""
         if name == "verify_attention":
-            words.append(f"verify attention dominates at {sc.context:g} tokens: φ·L·β with φ={phi:g}")
+            phi = verify_factor(eff, sc.spec.query_tokens if sc.spec else 1)
+            words.append(f"verify attention dominates at {sc.context:g} tokens: φ(T)·L·β with φ={phi:.3g}")
         elif name == "weights" and bound == "compute":
             rows = sc.batch_per_replica * (sc.spec.query_tokens if sc.spec else 1)
             words.append(f"GEMMs over {rows} rows are compute-bound")
@@ -131,7 +133,7 @@ def advise(
                     continue
                 params = params_for(sc)
                 p = predict(sc, params)
-                reason = explain(p, sc, params.eff.phi)
+                reason = explain(p, sc, params.eff)
                 if p.speedup is not None:
                     reason = (f"spec {spec_outcome(p.speedup)} (S={p.speedup:.2f}, AL={p.acceptance_length:.2f}); "
                               f"limited by {reason}")

@@ -28,7 +28,8 @@ from benchledger.schema import Arm, Benchmark, Calibration, Quantity, Result
 FORMULA = "benchledger.perfmodel.calibrate.fit"
 METRIC_PRIORITY = ("tpot", "per_stream_throughput", "output_throughput")
 PRIOR_WEIGHT = 1e-4
-BOUNDS = {"eta_m": (0.05, 1.0), "eta_c": (0.02, 1.0), "t0": (0.0, 0.2), "phi": (1.0, 100.0), "t0_draft": (0.0, 0.05)}
+BOUNDS = {"eta_m": (0.05, 1.0), "eta_c": (0.02, 1.0), "t0": (0.0, 0.2), "phi_exp": (-1.0, 3.0), "t0_draft": (0.0, 0.05),
+          "eta_attn": (0.02, 1.0)}
 
 
 @dataclass(frozen=True)
@@ -103,21 +104,34 @@ def _clamp(name: str, value: float) -> float:
     return min(max(value, low), high)
 
 
-PARAMS = ("eta_m", "eta_c", "t0", "phi", "t0_draft")
-"""The fitted knobs, in the order of the optimiser's vector (log space; t0 and t0_draft shifted by 0.1 ms)."""
-SHIFT = {"t0": 1e-4, "t0_draft": 1e-4}
-REPORTED = {"eta_m": "eta_m", "eta_c": "eta_c", "t0": "t0_ms", "phi": "phi", "t0_draft": "t0_draft_ms"}
+PARAMS = ("eta_m", "eta_c", "t0", "phi_exp", "t0_draft", "eta_attn")
+"""The fitted knobs, in the order of the optimiser's vector (log space; t0 and t0_draft shifted by 0.1 ms, the
+φ(T) exponent by 1.5 so it may go below 0)."""
+SHIFT = {"t0": 1e-4, "t0_draft": 1e-4, "phi_exp": 1.5}
+REPORTED = {"eta_m": "eta_m", "eta_c": "eta_c", "t0": "t0_ms", "phi_exp": "phi_exponent", "t0_draft": "t0_draft_ms",
+            "eta_attn": "eta_attn"}
 VISIBLE_SHARE = 0.05
-"""φ is fitted only when the verify attention takes at least this share of some speculative step."""
+"""φ(T) is fitted only when the verify attention takes at least this share of some speculative step; η_attn only
+when the decode attention does in some arm and the arms ran at two or more contexts."""
 
 
-def _decode(x: list[float]) -> Efficiency:
+def _decode(x: list[float], free: tuple[str, ...] = PARAMS) -> Efficiency:
+    """Knobs from the optimiser's vector; φ(T) and η_attn not in ``free`` stay unset (exact kernel; η_m)."""
     v = {name: _clamp(name, math.exp(value) - SHIFT.get(name, 0.0)) for name, value in zip(PARAMS, x, strict=True)}
-    return replace(Efficiency(), eta_m=v["eta_m"], eta_c=v["eta_c"], t0=v["t0"], phi=v["phi"], t0_draft=v["t0_draft"])
+    return replace(Efficiency(), eta_m=v["eta_m"], eta_c=v["eta_c"], t0=v["t0"], t0_draft=v["t0_draft"],
+                   phi_exp=v["phi_exp"] if "phi_exp" in free else None,
+                   eta_attn=v["eta_attn"] if "eta_attn" in free else None)
+
+
+def _prior_value(eff: Efficiency, name: str) -> float:
+    value = getattr(eff, name)
+    if value is None:  # unset: an exact verify kernel (γ = 0); attention streams like weights (η_m)
+        return 0.0 if name == "phi_exp" else eff.eta_m
+    return float(value)
 
 
 def _encode(eff: Efficiency) -> list[float]:
-    return [math.log(getattr(eff, name) + SHIFT.get(name, 0.0)) for name in PARAMS]
+    return [math.log(_prior_value(eff, name) + SHIFT.get(name, 0.0)) for name in PARAMS]
 
 
 def log_errors(obs: list[Observation], eff: Efficiency) -> list[float]:
@@ -146,7 +160,10 @@ def identifiable(obs: list[Observation], prior: Efficiency) -> tuple[str, ...]:
     if any(o.scenario.spec is not None and o.scenario.spec.method not in FREE_METHODS for o in spec):
         names.append("t0_draft")
     if any(predict(o.scenario, params).step.share("verify_attention") >= VISIBLE_SHARE for o in spec):
-        names.append("phi")
+        names.append("phi_exp")
+    contexts = {round(o.scenario.context) for o in obs}
+    if len(contexts) > 1 and any(predict(o.scenario, params).step.share("attention") >= VISIBLE_SHARE for o in obs):
+        names.append("eta_attn")
     return tuple(n for n in PARAMS if n in names)
 
 
@@ -165,14 +182,14 @@ def _minimise(obs: list[Observation], x0: list[float], free: tuple[str, ...]) ->
         return x
 
     def loss(y: list[float]) -> float:
-        errors = log_errors(obs, _decode(full(y)))
+        errors = log_errors(obs, _decode(full(y), free))
         penalty = sum((a - x0[i]) ** 2 for a, i in zip(y, index, strict=True))
         return sum(e * e for e in errors) / len(errors) + PRIOR_WEIGHT * penalty
 
     best, _ = nelder_mead(loss, [x0[i] for i in index], iterations=100 * len(free))
     for _ in range(2):  # restarts from the best point escape a collapsed simplex
         best, _ = nelder_mead(loss, best, step=0.15, iterations=60 * len(free))
-    return _decode(full(best))
+    return _decode(full(best), free)
 
 
 def fit(obs: list[Observation], start: Efficiency | None = None) -> Fit:
@@ -209,7 +226,9 @@ def calibration_record(accelerator: str, engine: str, result: Fit, skipped: list
     assumed = sorted({a for o in result.observations for a in o.assumed})
     values = {"eta_m": (result.eff.eta_m, "fraction of peak bandwidth"),
               "eta_c": (result.eff.eta_c, "fraction of peak compute"),
-              "t0_ms": (result.eff.t0 * 1e3, "ms"), "phi": (result.eff.phi, "factor"),
+              "t0_ms": (result.eff.t0 * 1e3, "ms"),
+              "phi_exponent": (result.eff.phi_exp or 0.0, "factor"),
+              "eta_attn": (result.eff.eta_attn or result.eff.eta_m, "fraction of peak bandwidth"),
               "t0_draft_ms": (result.eff.t0_draft * 1e3, "ms per draft step"),
               "eta_prefill": (result.eff.eta_prefill, "fraction of peak compute"),
               "t0_prefill_ms": (result.eff.t0_prefill * 1e3, "ms")}

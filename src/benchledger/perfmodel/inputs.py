@@ -8,7 +8,7 @@ the ``Ledger``). Anything a prediction needs that a record leaves unknown is eit
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from benchledger.engines import profile_for
 from benchledger.ledger.store import Ledger
@@ -37,7 +37,8 @@ from benchledger.schema import (
 
 WIDE_FORMATS = ("bf16", "fp16", "fp32")
 DEFAULT_KV = "bf16"
-PARAM_NAMES = ("eta_m", "eta_c", "t0_ms", "phi", "t0_draft_ms", "eta_prefill", "t0_prefill_ms")
+PARAM_NAMES = ("eta_m", "eta_c", "t0_ms", "phi", "phi_exponent", "eta_attn", "t0_draft_ms", "eta_prefill",
+               "t0_prefill_ms")
 
 
 def _get(ledger: Ledger, kind: str, record_id: str, cls: type) -> object:
@@ -128,9 +129,17 @@ def params_for(ledger: Ledger, accelerator: str, engine: str | None) -> Params:
 
 
 def params_from_calibration(cal: Calibration) -> Params:
+    """Efficiency knobs of a calibration record. φ: ``phi_exponent`` (φ(T) = T^γ) when fitted, else the older
+    constant ``phi``; ``eta_attn`` only when fitted (else attention streams at η_m)."""
     base = Efficiency()
     values = {k: float(q.value) for k, q in cal.parameters.items()}
+
+    def fitted(name: str) -> bool:
+        return name in cal.parameters and not cal.parameters[name].note.startswith("not identifiable")
+
     eff = Efficiency(
+        phi_exp=values["phi_exponent"] if fitted("phi_exponent") else None,
+        eta_attn=values["eta_attn"] if fitted("eta_attn") else None,
         eta_m=values.get("eta_m", base.eta_m), eta_c=values.get("eta_c", base.eta_c),
         t0=values.get("t0_ms", base.t0 * 1e3) / 1e3, phi=values.get("phi", base.phi),
         t0_draft=values.get("t0_draft_ms", base.t0_draft * 1e3) / 1e3,
@@ -141,6 +150,28 @@ def params_from_calibration(cal: Calibration) -> Params:
                       else f"default (not identifiable from the arms of {cal.id})")
                for name in PARAM_NAMES if name in values}
     return Params(eff, origins)
+
+
+VERIFY_KERNELS = {"exact": 0.0, "prefill": 1.0}
+"""``--verify-kernel`` names → φ(T) exponent: an exact multi-query decode kernel reads the KV once for all T query
+tokens (φ = 1); a prefill kernel reads it once per query (φ = T)."""
+
+
+def with_verify_kernel(params: Params, kernel: str | None) -> Params:
+    """``params`` with the verify-attention factor stated by the user: ``exact``, ``prefill`` or a number φ."""
+    if kernel is None:
+        return params
+    if kernel in VERIFY_KERNELS:
+        eff = replace(params.eff, phi_exp=VERIFY_KERNELS[kernel])
+        origin = f"input (--verify-kernel {kernel}: φ(T) = T^{VERIFY_KERNELS[kernel]:g})"
+        return Params(eff, {**params.origins, "phi_exponent": origin})
+    try:
+        phi = float(kernel)
+    except ValueError:
+        raise ValueError(f"--verify-kernel expects exact, prefill or a factor φ > 0, got {kernel!r}") from None
+    if not phi > 0:
+        raise ValueError(f"--verify-kernel factor must be > 0, got {kernel!r}")
+    return Params(replace(params.eff, phi_exp=None, phi=phi), {**params.origins, "phi": f"input (--verify-kernel {phi:g})"})
 
 
 # --- arms -------------------------------------------------------------------------------------------------
@@ -321,4 +352,5 @@ __all__ = [
     "scenario_for",
     "snapshots_per_position",
     "text",
+    "with_verify_kernel",
 ]

@@ -16,7 +16,7 @@ from benchledger.perfmodel.architecture import ModelSpec
 from benchledger.perfmodel.formats import FormatSpec
 from benchledger.perfmodel.hardware import HardwareSpec
 from benchledger.perfmodel.prefill import prefill_time
-from benchledger.perfmodel.roofline import IDEAL, Efficiency, StepConfig, StepTime, step_time
+from benchledger.perfmodel.roofline import IDEAL, Efficiency, StepConfig, StepTime, step_time, verify_factor
 from benchledger.perfmodel.specdec import SpecConfig, acceptance_length, spec_step_time
 
 GEMV_ROWS: dict[str, int] = {"llama-cpp": 8}
@@ -202,12 +202,19 @@ def _assumptions(sc: Scenario, params: Params, al: float) -> list[Assumption]:
         Assumption("eta_m", eff.eta_m, "fraction of peak bandwidth", params.origin("eta_m")),
         Assumption("eta_c", eff.eta_c, "fraction of peak compute", params.origin("eta_c")),
         Assumption("t0_ms", eff.t0 * 1e3, "ms per step", params.origin("t0_ms")),
+        Assumption("eta_attn", eff.eta_m if eff.eta_attn is None else eff.eta_attn,
+                   "fraction of peak bandwidth (decode attention)",
+                   params.origin("eta_attn") if eff.eta_attn is not None else "η_m (not fitted separately)"),
     ]
     out.append(Assumption("eta_prefill", eff.eta_prefill, "fraction of peak compute (prefill)",
                           params.origin("eta_prefill")))
     out.append(Assumption("t0_prefill_ms", eff.t0_prefill * 1e3, "ms per prefill", params.origin("t0_prefill_ms")))
     if sc.spec is not None:
-        out.append(Assumption("phi", eff.phi, "verify attention factor", params.origin("phi")))
+        if eff.phi_exp is not None:
+            out.append(Assumption("phi_exponent", eff.phi_exp, f"φ(T) = T^γ = {verify_factor(eff, sc.spec.query_tokens):.3g}",
+                                  params.origin("phi_exponent")))
+        else:
+            out.append(Assumption("phi", eff.phi, "verify attention factor φ (constant in T)", params.origin("phi")))
         out.append(Assumption("t0_draft_ms", eff.t0_draft * 1e3, "ms per draft step", params.origin("t0_draft_ms")))
     if sc.pp > 1:
         out.append(Assumption("pipeline_stages", sc.pp, "stages (per-stage times add)", sc.provenance.get(

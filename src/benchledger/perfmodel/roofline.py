@@ -9,7 +9,7 @@ path a hybrid model writes one recurrent-state snapshot per query position.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from benchledger.perfmodel.architecture import ModelSpec
 from benchledger.perfmodel.formats import FormatSpec
@@ -27,6 +27,12 @@ class Efficiency:
     eta_c: float = 0.5
     t0: float = 0.002
     phi: float = 1.0
+    """Verify-attention factor when ``phi_exp`` is None: a constant (``--verify-kernel <φ>``, older calibrations)."""
+    phi_exp: float | None = None
+    """φ(T) = T^phi_exp: 0 an exact multi-query kernel (KV read once for all T queries), 1 a prefill kernel (once
+    per query), above 1 worse, below 0 better than one decode read (φ < 1 allowed)."""
+    eta_attn: float | None = None
+    """Fraction of peak bandwidth the decode-attention KV reads reach (None: ``eta_m``, as weight streaming)."""
     t0_draft: float = 0.001
     """Fixed cost of one draft forward (launch, sampling, bookkeeping), seconds."""
     eta_prefill: float = 0.4
@@ -141,10 +147,12 @@ def forward_terms(cfg: StepConfig, eff: Efficiency) -> list[Term]:
     _, peak_a, _ = hw.gemm_peak("bf16")
     a_bytes = cfg.batch * m.kv_bytes_per_sequence(cfg.context, cfg.kv.bytes_per_param) / kv_shards(m, tp)
     a_flops = tokens * m.attention_flops_per_query(cfg.context) / tp
-    secs, bound = op_time(a_bytes, a_flops, hw.bandwidth, peak_a, eff)
+    attn_eff = eff if eff.eta_attn is None else replace(eff, eta_m=eff.eta_attn)
+    secs, bound = op_time(a_bytes, a_flops, hw.bandwidth, peak_a, attn_eff)
     if verify:
-        terms.append(Term("verify_attention", secs * eff.phi, a_bytes, a_flops, bound,
-                          f"φ={eff.phi:g} × KV of {cfg.context:g} tokens, T={cfg.query_tokens}"))
+        phi = verify_factor(eff, cfg.query_tokens)
+        terms.append(Term("verify_attention", secs * phi, a_bytes, a_flops, bound,
+                          f"φ(T={cfg.query_tokens})={phi:.3g} × KV of {cfg.context:g} tokens"))
     else:
         terms.append(Term("attention", secs, a_bytes, a_flops, bound, f"KV of {cfg.context:g} tokens"))
 
@@ -170,6 +178,11 @@ def pipeline_terms(cfg: StepConfig, tokens: float, eff: Efficiency) -> list[Term
     payload = tokens * cfg.model.hidden * ACTIVATION_BYTES
     return [Term("pipeline_hops", hops * (eff.allreduce_latency + payload / link), hops * payload, 0.0, "fixed",
                  f"{hops} stage boundaries (layer split over {cfg.stages} devices)")]
+
+
+def verify_factor(eff: Efficiency, query_tokens: int) -> float:
+    """φ(T): ``T^phi_exp`` when an exponent is set, else the constant ``phi``."""
+    return float(query_tokens) ** eff.phi_exp if eff.phi_exp is not None else eff.phi
 
 
 def allreduce_terms(count: int, tokens: float, hidden: int, hw: HardwareSpec, tp: int, eff: Efficiency,
@@ -207,5 +220,6 @@ __all__ = [
     "op_time",
     "pipeline_terms",
     "step_time",
+    "verify_factor",
     "with_overhead",
 ]
