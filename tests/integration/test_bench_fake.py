@@ -232,7 +232,9 @@ def test_no_secret_reaches_any_output(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "benchledger", "bench", "--arm", f"base=http://127.0.0.1:{port}",
            "--launch", f"base={launch_cmd}", "--api-key-env", "BL_TEST_KEY", "-c", "1", "--num-prompts", "3",
            "--warmup", "0", "--output-tokens", "4", "--out", str(out), "--json"]
-    env = {**os.environ, "BL_TEST_KEY": "sk-client-secret-42", "PYTHONPATH": str(Path.cwd())}
+    src = Path(__file__).resolve().parents[2] / "src"  # this tree's code, whatever the venv's install points at
+    env = {**os.environ, "BL_TEST_KEY": "sk-client-secret-42",
+           "PYTHONPATH": os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env, check=False)
     assert done.returncode == 0, done.stderr
     files = [p for p in out.rglob("*") if p.is_file()]
