@@ -46,7 +46,7 @@ def iter_record_files(root: Path) -> list[Path]:
 
 
 def misplaced_files(root: Path) -> list[Path]:
-    """Files inside sub-folders of the kind folders (``benchmarks/sub/x.md``): never loaded, always reported."""
+    """Files inside sub-folders of the kind folders (e.g. under ``benchmarks/sub/``): never loaded, always reported."""
     found: list[Path] = []
     for folder in sorted(FOLDER_KINDS):
         directory = root / folder
