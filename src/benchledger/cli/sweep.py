@@ -86,8 +86,12 @@ def run(
                             array_parallelism=slurm_array_parallelism, extra=slurm_extra)
         ex: Any = SlurmExecutor(prep.sweep, prep.plan, opts, retries=retries)
         handles = ex.submit(prep.todo)
-        if handles:
-            con.print(f"submitted job array {handles[0].job_id.split('_')[0]} ({len(handles)} task(s))")
+        if ex.reused:
+            con.print(f"{len(ex.reused)} group(s) still queued or running from an earlier run (jobs "
+                      f"{', '.join(h.job_id for h in ex.reused)}): not submitted again")
+        fresh = [h for h in handles if h not in ex.reused]
+        if fresh:
+            con.print(f"submitted job array {str(fresh[0].job_id).split('_')[0]} ({len(fresh)} task(s))")
         _wait(ex, handles, con)
     else:
         _run_local(LocalExecutor, prep, retries, con)

@@ -9,6 +9,7 @@ submits it again. The allocation holds one node (``--nodes 1``): both arms of a 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -20,8 +21,10 @@ from typing import Any
 from benchledger.errors import SweepError
 from benchledger.sweep.executors import Handle, run_with_retries
 from benchledger.sweep.plan import Group, Plan
-from benchledger.sweep.store import GroupState, Owner, SweepDir
+from benchledger.sweep.store import GroupState, Owner, SweepDir, write_json_atomic
 
+JOBS_FILE = ".slurm/jobs.json"
+"""Group folder → the Slurm job id (``<array>_<task>``) last submitted for it."""
 ALIVE_STATES = {"PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING", "SIGNALING",
                 "STAGE_OUT"}
 
@@ -65,6 +68,14 @@ def slurm_task(root: str, group_key: str, retries: int) -> str:
     return group.folder
 
 
+def _read_jobs(path: Path) -> dict[str, str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
 def job_alive(job_id: str) -> bool | None:
     """Whether Slurm still has the job (queued or running); None when squeue cannot tell."""
     if shutil.which("squeue") is None:
@@ -88,10 +99,25 @@ class SlurmExecutor:
     def __init__(self, sweep: SweepDir, plan: Plan, options: SlurmOptions, *, retries: int = 0,
                  poll_s: float = 2.0) -> None:
         self.sweep, self.plan, self.options, self.retries, self.poll_s = sweep, plan, options, retries, poll_s
+        self.reused: list[Handle] = []
+        """Handles of the last ``submit`` that are tasks of an earlier run, still queued or running."""
 
     def submit(self, groups: list[Group]) -> list[Handle]:
-        if not groups:
-            return []
+        """One job array for the groups without a live task; a group whose task from an earlier ``sweep run``
+        is still queued or running is not submitted again (its handle is that task)."""
+        jobs_file = self.sweep.root / JOBS_FILE
+        known = _read_jobs(jobs_file)
+        live = {g.folder: known[g.folder] for g in groups if g.folder in known and job_alive(known[g.folder])}
+        fresh = [g for g in groups if g.folder not in live]
+        handles = [Handle(g, live[g.folder]) for g in groups if g.folder in live]
+        self.reused = list(handles)
+        if fresh:
+            handles += self._submit(fresh)
+            write_json_atomic(jobs_file, {**known, **{h.group.folder: h.job_id for h in handles}})
+        order = {g.folder: i for i, g in enumerate(groups)}
+        return sorted(handles, key=lambda h: order[h.group.folder])
+
+    def _submit(self, groups: list[Group]) -> list[Handle]:
         try:
             import submitit
         except ImportError as exc:
@@ -154,4 +180,4 @@ class SlurmExecutor:
         return job_alive(owner.job_id) if owner.job_id else None
 
 
-__all__ = ["SlurmExecutor", "SlurmOptions", "job_alive", "parse_extra", "slurm_task"]
+__all__ = ["JOBS_FILE", "SlurmExecutor", "SlurmOptions", "job_alive", "parse_extra", "slurm_task"]
