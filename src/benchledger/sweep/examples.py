@@ -44,6 +44,8 @@ client:
   input_tokens: [1000, 8000, 32000]
   output_tokens: [256]
   concurrency: [1, 4, 16, 64]
+  exclude:                               # client points not run (e.g. KV cache that does not fit)
+    - {input_tokens: 32000, concurrency: 64}
   prompts: synthetic                     # or a ShareGPT JSON / JSONL file
   warmup: 4
   num_prompts: 128

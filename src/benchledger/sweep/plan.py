@@ -112,8 +112,12 @@ def client_points(client: ClientGrid) -> list[ClientPoint]:
     """Input × output × load, in file order (concurrency levels before rates)."""
     loads: list[dict[str, Any]] = [{"concurrency": c} for c in client.concurrency]
     loads += [{"request_rate": r} for r in client.request_rate]
-    return [ClientPoint(input_tokens=i, output_tokens=o, **load)
-            for i, o, load in itertools.product(client.input_tokens, client.output_tokens, loads)]
+    points = [ClientPoint(input_tokens=i, output_tokens=o, **load)
+              for i, o, load in itertools.product(client.input_tokens, client.output_tokens, loads)]
+    kept = [p for p in points if not any(all(getattr(p, k) == v for k, v in rule.items()) for rule in client.exclude)]
+    if not kept:
+        raise SweepError("client.exclude drops every client point")
+    return kept
 
 
 def combinations(sweep: SweepFile) -> list[dict[str, str]]:

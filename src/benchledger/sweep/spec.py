@@ -26,6 +26,7 @@ RUNTIME_PLACEHOLDERS: tuple[str, ...] = ("port", "python", "out", "cell", "sweep
 shared filesystem under Slurm), the cell's name, the folder of the sweep file."""
 
 AxisValue = str | int | float | bool
+CLIENT_AXES: tuple[str, ...] = ("input_tokens", "output_tokens", "concurrency", "request_rate")
 
 
 class _Strict(BaseModel):
@@ -108,6 +109,10 @@ class ClientGrid(_Strict):
     round_size: int | None = Field(default=None, ge=1, description="Prompts per paired round.")
     timeout_s: float = Field(default=600.0, gt=0, description="Per-request timeout.")
     repeats: int = Field(default=1, ge=1, description="Times the whole grid runs per cell (blocks).")
+    exclude: list[dict[str, float]] = Field(
+        default_factory=list, description="Client points to drop: a point matching every key of a rule "
+        "(input_tokens, output_tokens, concurrency, request_rate) is not run, e.g. {input_tokens: 32768, "
+        "concurrency: 64} when that much KV cache does not fit.")
 
     @model_validator(mode="after")
     def _load(self) -> ClientGrid:
@@ -117,6 +122,10 @@ class ClientGrid(_Strict):
             raise ValueError("concurrency must be ≥ 1 and request_rate > 0")
         if not self.input_tokens or not self.output_tokens:
             raise ValueError("input_tokens and output_tokens need at least one value")
+        for rule in self.exclude:
+            unknown = sorted(set(rule) - set(CLIENT_AXES))
+            if unknown or not rule:
+                raise ValueError(f"exclude {rule}: keys must be among {', '.join(CLIENT_AXES)}")
         if self.prompts != "synthetic" and len(self.input_tokens) != 1:
             raise ValueError("with a prompts file, input_tokens must be a single value (it is not used)")
         return self
@@ -180,6 +189,7 @@ def parse_sweep(data: object, where: str = "sweep file") -> SweepFile:
 
 
 __all__ = [
+    "CLIENT_AXES",
     "RUNTIME_PLACEHOLDERS",
     "SWEEP_SCHEMA_VERSION",
     "AxisValue",

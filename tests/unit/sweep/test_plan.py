@@ -160,3 +160,18 @@ def test_a_prompts_file_takes_a_single_input_size() -> None:
         plan_of(data)
     data["client"]["input_tokens"] = [128]
     assert len(plan_of(data).points) == 2
+
+
+def test_client_exclude_drops_matching_points() -> None:
+    data = base_file()
+    data["client"].update(input_tokens=[512, 32768], concurrency=[1, 16, 64],
+                          exclude=[{"input_tokens": 32768, "concurrency": 64}])
+    labels = [p.label for p in plan_of(data).points]
+    assert labels == ["i512-o64-conc-1", "i512-o64-conc-16", "i512-o64-conc-64", "i32768-o64-conc-1",
+                      "i32768-o64-conc-16"]
+    data["client"]["exclude"] = [{"output_tokens": 64}]
+    with pytest.raises(SweepError, match="drops every client point"):
+        plan_of(data)
+    data["client"]["exclude"] = [{"context": 1}]
+    with pytest.raises(SweepError, match="keys must be among input_tokens"):
+        plan_of(data)
