@@ -175,3 +175,14 @@ def test_client_exclude_drops_matching_points() -> None:
     data["client"]["exclude"] = [{"context": 1}]
     with pytest.raises(SweepError, match="keys must be among input_tokens"):
         plan_of(data)
+
+
+def test_the_prepared_h200_sweep_plans_and_cites_ledger_records() -> None:
+    from benchledger.ledger.paths import bundled_ledger_dir
+    from benchledger.sweep.collect import check_ledger_ids
+
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "sweeps" / "h200-llama-cpp-context.yaml"
+    plan = build_plan(load_sweep(path), str(path.parent))
+    assert [c.name for c in plan.cells] == ["none", "draft-model-1", "draft-model-2", "draft-model-4", "draft-model-8"]
+    assert len(plan.groups) == 1 and len(plan.points) == 15
+    check_ledger_ids(plan, bundled_ledger_dir())
