@@ -8,11 +8,10 @@ happens after the stream ends, off the hot path.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class SSEEvent:
+class SSEEvent(NamedTuple):
     """One complete event: its ``event:`` name (default ``message``) and joined ``data`` payload."""
 
     data: str
@@ -55,6 +54,9 @@ class SSEParser:
             if keep_cr:
                 buf += b"\r"
         events: list[SSEEvent] = []
+        if buf.endswith(b"\n\n"):
+            self._blocks(buf, events)  # the common case: whole events, split at C speed
+            return events
         start = 0
         while True:
             nl = buf.find(b"\n", start)
@@ -63,16 +65,34 @@ class SSEParser:
             line = buf[start:nl]
             start = nl + 1
             if not line:
-                if self._data:
-                    events.append(SSEEvent(data="\n".join(self._data), event=self._event))
-                self._data = []
-                self._event = "message"
+                self._dispatch(events)
                 continue
             self._line(line)
         if start < len(buf):
             rest = buf[start:]
             self._tail, self._tail_len = [rest], len(rest)
         return events
+
+    def _blocks(self, buf: bytes, events: list[SSEEvent]) -> None:
+        """``buf`` (LF line ends) ends with a blank line: each ``\\n\\n``-separated block is lines + a dispatch."""
+        for block in buf[:-2].split(b"\n\n"):
+            if not self._data and block.startswith(b"data:") and b"\n" not in block:
+                value = block[6:] if block.startswith(b"data: ") else block[5:]
+                events.append(SSEEvent(data=value.decode("utf-8", errors="replace"), event=self._event))
+                self._event = "message"
+                continue
+            for line in block.split(b"\n"):
+                if line:
+                    self._line(line)
+                else:
+                    self._dispatch(events)
+            self._dispatch(events)
+
+    def _dispatch(self, events: list[SSEEvent]) -> None:
+        if self._data:
+            events.append(SSEEvent(data="\n".join(self._data), event=self._event))
+        self._data = []
+        self._event = "message"
 
     def _line(self, line: bytes) -> None:
         if line.startswith(b":"):

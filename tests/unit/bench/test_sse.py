@@ -48,6 +48,17 @@ def test_any_split(cuts: list[int]) -> None:
     assert feed_all(pieces) == EXPECTED
 
 
+LF_STREAM = (b"data: one\n\n: ping\n\nevent: note\ndata: a\ndata: b\n\n\n\ndata:x\n\ndata: [DONE]\n\n")
+LF_EXPECTED = [SSEEvent("one"), SSEEvent("a\nb", event="note"), SSEEvent("x"), SSEEvent("[DONE]")]
+
+
+@given(st.lists(st.integers(min_value=0, max_value=len(LF_STREAM)), max_size=12))
+def test_any_split_of_a_stream_with_lf_line_ends(cuts: list[int]) -> None:
+    points = sorted(set(cuts))
+    pieces = [LF_STREAM[a:b] for a, b in zip([0, *points], [*points, len(LF_STREAM)], strict=True)]
+    assert feed_all(pieces) == LF_EXPECTED
+
+
 def test_unterminated_final_event_is_returned_on_close() -> None:
     parser = SSEParser()
     assert parser.feed(b"data: tail") == []
