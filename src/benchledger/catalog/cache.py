@@ -18,6 +18,7 @@ import json
 import os
 import re
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from benchledger import __version__
-from benchledger.catalog.scan import FileStat, file_digest, others_digest, scan_files
+from benchledger.catalog.scan import FileStat, current_stats, file_digest, others_digest, scan_files
 from benchledger.ledger.location import CACHE_FOLDER, resolve_ledger_dir
 
 if TYPE_CHECKING:
@@ -35,6 +36,9 @@ CACHE_DIR = CACHE_FOLDER
 POINTER = "CURRENT"
 """The file in the cache folder that names the current database (replaced atomically)."""
 DB_NAME = re.compile(r"index-[0-9a-f]{32}\.duckdb")
+META_KEYS = ("format", "version", "code", "root", "folders", "hashed_files", "hashed_digests", "others",
+             "records_checked", "stat_digest")
+"""What ``_cache_meta`` holds (``refresh._meta_rows`` writes it)."""
 CACHE_FORMAT = "1"
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
@@ -51,14 +55,6 @@ class CachedState:
     @property
     def folders(self) -> list[str]:
         return list(json.loads(self.meta["folders"]))
-
-    @property
-    def hashed_files(self) -> list[str]:
-        """Top-level files of the ledger compared by content (``waivers.yaml``)."""
-        return list(json.loads(self.meta["hashed_files"]))
-
-    def skipped(self) -> set[str]:
-        return {*self.hashed_files, CACHE_DIR}
 
 
 @dataclass
@@ -116,15 +112,19 @@ def open_index(ledger_dir: Path | str | None = None, *, cache: bool = True, rebu
     started = time.time_ns()
     code = code_digest()
     db = None if rebuild else current_db(root)
-    state, con = open_state(db, root, code) if db is not None else (None, None)
-    if state is None and db is not None and current_db(root) != db:  # replaced while we opened it: once more
+    con, meta = _open_meta(db, root, code)
+    if meta is None and db is not None and current_db(root) != db:  # replaced while we opened it: once more
         db = current_db(root)
-        state, con = open_state(db, root, code) if db is not None else (None, None)
-    files = None
-    if state is not None and con is not None:
-        files = scan_files(root, state.folders, state.files, started)
-        if is_current(root, state, files):
-            return Index(con, root, "current", int(state.meta["records_checked"]))
+        con, meta = _open_meta(db, root, code)
+    state = files = None
+    if con is not None and meta is not None:
+        if _stats_vouch(root, meta):
+            return Index(con, root, "current", int(meta["records_checked"]))
+        state = _read_files(con, meta)
+        if state is not None:
+            files = scan_files(root, state.folders, state.files, started)
+            if is_current(root, state, files):
+                return Index(con, root, "current", int(meta["records_checked"]))
         con.close()
     from benchledger.catalog.refresh import refresh
     from benchledger.ledger.paths import require_ledger_layout
@@ -135,18 +135,31 @@ def open_index(ledger_dir: Path | str | None = None, *, cache: bool = True, rebu
         status, db = refresh(root, cache_dir(root), db if state is not None else None, state, files, started, code)
     except OSError as exc:  # e.g. a read-only ledger folder: answer without keeping a cache
         return _uncached(root, f"built without cache ({CACHE_DIR}/ not writable: {exc.strerror or exc})")
-    fresh, con = open_state(db, root, code, with_files=False)
-    if fresh is None or con is None:
+    con, meta = _open_meta(db, root, code)
+    if con is None or meta is None:
         return _uncached(root, "built without cache (the cache just written could not be read back)")
-    return Index(con, root, status, int(fresh.meta["records_checked"]))
+    return Index(con, root, status, int(meta["records_checked"]))
 
 
 def is_current(root: Path, state: CachedState, files: dict[str, FileStat]) -> bool:
     """Whether the cached index was built from exactly these files."""
     if files.keys() != state.files.keys() or any(f.sha256 != state.files[p].sha256 for p, f in files.items()):
         return False
-    hashed = json.dumps([file_digest(root / name) for name in state.hashed_files])
-    return hashed == state.meta["hashed_digests"] and others_digest(root, state.skipped(), files.keys()) == state.meta["others"]
+    return _others_current(root, state.meta, files.keys())
+
+
+def _stats_vouch(root: Path, meta: dict[str, str]) -> bool:
+    """Whether every record file's stat equals the cache's (none racy): then no file needs hashing."""
+    if not meta["stat_digest"]:
+        return False
+    digest, records = current_stats(root, list(json.loads(meta["folders"])))
+    return digest == meta["stat_digest"] and _others_current(root, meta, set(records))
+
+
+def _others_current(root: Path, meta: dict[str, str], records: Collection[str]) -> bool:
+    hashed = json.dumps([file_digest(root / name) for name in json.loads(meta["hashed_files"])])
+    skip = {*json.loads(meta["hashed_files"]), CACHE_DIR}
+    return hashed == meta["hashed_digests"] and others_digest(root, skip, records) == meta["others"]
 
 
 def current_db(root: Path) -> Path | None:
@@ -163,34 +176,32 @@ def current_db(root: Path) -> Path | None:
     return folder / name if DB_NAME.fullmatch(name) else None
 
 
-def open_state(db: Path, root: Path, code: str, *,
-               with_files: bool = True) -> tuple[CachedState | None, duckdb.DuckDBPyConnection | None]:
-    """The cache's state and a read-only connection to it; ``(None, None)`` when it is missing, unreadable or
-    not made by this code for this ledger."""
-    if not db.is_file():
+def _open_meta(db: Path | None, root: Path,
+               code: str) -> tuple[duckdb.DuckDBPyConnection | None, dict[str, str] | None]:
+    """A read-only connection to the cache and its metadata; ``(None, None)`` when it is missing, unreadable
+    or not made by this code for this ledger."""
+    if db is None or not db.is_file():
         return None, None
     try:
         con = duckdb.connect(str(db), read_only=True)
     except duckdb.Error:
         return None, None
-    state = _read_state(con, root, code, with_files)
-    if state is None:
-        con.close()
-        return None, None
-    return state, con
-
-
-def _read_state(con: duckdb.DuckDBPyConnection, root: Path, code: str, with_files: bool) -> CachedState | None:
     try:
         meta = dict(con.execute("SELECT key, value FROM _cache_meta").fetchall())
-        if meta.get("code") != code or meta.get("root") != str(root):
-            return None
-        query = ("SELECT path, sha256, size, mtime_ns, ctime_ns, ino, racy, record_id, kind, err_line, err_field, "
-                 "err_message, err_code FROM _cache_files")
-        rows = con.execute(query if with_files else f"{query} LIMIT 0").fetchall()
-        json.loads(meta["folders"]), json.loads(meta["hashed_files"]), int(meta["records_checked"])
-        meta["others"], meta["hashed_digests"]
-    except (duckdb.Error, KeyError, ValueError, TypeError):
+        if meta.get("code") == code and meta.get("root") == str(root) and set(META_KEYS) <= set(meta):
+            int(meta["records_checked"])
+            return con, meta
+    except (duckdb.Error, ValueError):
+        pass
+    con.close()
+    return None, None
+
+
+def _read_files(con: duckdb.DuckDBPyConnection, meta: dict[str, str]) -> CachedState | None:
+    try:
+        rows = con.execute("SELECT path, sha256, size, mtime_ns, ctime_ns, ino, racy, record_id, kind, err_line, "
+                           "err_field, err_message, err_code FROM _cache_files").fetchall()
+    except duckdb.Error:
         return None
     return CachedState(meta, {r[0]: FileStat(*r[:7]) for r in rows}, {r[0]: r[7:] for r in rows})
 
@@ -203,6 +214,5 @@ def _uncached(root: Path, status: str) -> Index:
     return Index(build_catalog(ledger), root, status, len(ledger) + len(ledger.errors))
 
 
-__all__ = ["CACHE_DIR", "CACHE_FORMAT", "DB_NAME", "POINTER", "CachedState", "Index", "cache_dir", "code_digest",
-           "current_db",
-           "is_current", "open_index", "open_state"]
+__all__ = ["CACHE_DIR", "CACHE_FORMAT", "DB_NAME", "META_KEYS", "POINTER", "CachedState", "Index", "cache_dir",
+           "code_digest", "current_db", "is_current", "open_index"]

@@ -29,8 +29,15 @@ from benchledger.audit.finding import Finding
 from benchledger.audit.report import AuditReport
 from benchledger.catalog import checking
 from benchledger.catalog.build import create_catalog_views
-from benchledger.catalog.cache import CACHE_DIR, CACHE_FORMAT, DB_NAME, POINTER, CachedState
-from benchledger.catalog.scan import FileStat, file_digest, others_digest, scan_files, sha256_bytes
+from benchledger.catalog.cache import CACHE_DIR, CACHE_FORMAT, DB_NAME, META_KEYS, POINTER, CachedState
+from benchledger.catalog.scan import (
+    FileStat,
+    file_digest,
+    manifest_digest,
+    others_digest,
+    scan_files,
+    sha256_bytes,
+)
 from benchledger.catalog.tables import (
     EFFICIENCY_COLUMNS,
     FINDING_COLUMNS,
@@ -160,7 +167,7 @@ def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs,
         _fill(con, "_cache_files", FILE_COLUMNS, (e.row() for e in entries.values()))
         _fill(con, "_cache_findings", LOCAL_COLUMNS, _local_rows(results.local))
         _fill(con, "_cache_facts", FACT_COLUMNS, _fact_rows(results.facts))
-        _fill(con, "_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs, files.keys()))
+        _fill(con, "_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs, entries))
         con.execute("CHECKPOINT")
     finally:
         con.close()
@@ -196,7 +203,7 @@ def _update(root: Path, tmp: Path, previous: Path, state: CachedState, files: di
         _replace(con, "_cache_files", "path", sorted(touched), (e.row() for r, e in new.items() if r in touched),
                  FILE_COLUMNS)
         con.execute("DELETE FROM _cache_meta")
-        insert_rows(con, "_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs, files.keys()))
+        insert_rows(con, "_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs, new))
         con.execute("CHECKPOINT")
     except duckdb.Error as exc:
         raise _Rebuild from exc
@@ -318,14 +325,16 @@ def _fact_rows(facts: dict[str, dict[str, Any]]) -> Iterator[Row]:
         yield {"check_name": check_name, "facts": json.dumps(by_record, separators=(",", ":"))}
 
 
-def _meta_rows(root: Path, code: str, report: AuditReport, inputs: _Inputs, files: Collection[str]) -> list[Row]:
+def _meta_rows(root: Path, code: str, report: AuditReport, inputs: _Inputs, entries: dict[str, Entry]) -> list[Row]:
     """The cache's metadata; digests that changed while it was built are recorded as stale ('')."""
-    after = _Inputs.now(root, files)
+    after = _Inputs.now(root, entries.keys())
     meta = {"format": CACHE_FORMAT, "version": __version__, "code": code, "root": str(root),
             "folders": json.dumps(sorted(FOLDER_KINDS)), "hashed_files": json.dumps(list(HASHED_FILES)),
             "hashed_digests": inputs.hashed if after.hashed == inputs.hashed else "",
             "others": inputs.others if after.others == inputs.others else "",
-            "records_checked": str(report.records_checked)}
+            "records_checked": str(report.records_checked),
+            "stat_digest": manifest_digest(e.stat for e in entries.values())}
+    assert set(meta) == set(META_KEYS)
     return [{"key": k, "value": v} for k, v in meta.items()]
 
 

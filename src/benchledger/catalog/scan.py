@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,6 +67,36 @@ def scan_files(root: Path, folders: list[str], known: dict[str, FileStat], start
     return out
 
 
+def stat_digest(stats: Iterable[tuple[str, int, int, int, int]]) -> str:
+    """A digest of ``(path, size, mtime_ns, ctime_ns, ino)`` lines, in order."""
+    digest = hashlib.sha256()
+    for rel, size, mtime, ctime, ino in stats:
+        digest.update(f"{rel}\0{size}\0{mtime}\0{ctime}\0{ino}\n".encode())
+    return digest.hexdigest()
+
+
+def manifest_digest(files: Iterable[FileStat]) -> str:
+    """``stat_digest`` of a manifest; '' when any file is racy (its stat cannot vouch for its bytes)."""
+    listed = list(files)
+    if any(f.racy for f in listed):
+        return ""
+    return stat_digest((f.path, f.size, f.mtime_ns, f.ctime_ns, f.ino) for f in listed)
+
+
+def current_stats(root: Path, folders: list[str]) -> tuple[str, list[str]]:
+    """``stat_digest`` of the record files as they are now, and their relative paths (no file is read)."""
+    base = str(root)
+    stats: list[tuple[str, int, int, int, int]] = []
+    for folder, name in record_names(root, folders):
+        rel = f"{folder}/{name}"
+        try:
+            st = os.stat(f"{base}/{rel}")  # noqa: PTH116 - a str path: this loop runs once per record file
+        except FileNotFoundError:
+            continue
+        stats.append((rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+    return stat_digest(stats), [s[0] for s in stats]
+
+
 def file_digest(path: Path) -> str:
     """sha256 of a file's bytes ('' when absent)."""
     return sha256_bytes(path.read_bytes()) if path.is_file() else ""
@@ -98,4 +128,5 @@ def others_digest(root: Path, skip: set[str], records: Collection[str]) -> str:
     return digest.hexdigest()
 
 
-__all__ = ["RACY_NS", "FileStat", "file_digest", "others_digest", "scan_files", "sha256_bytes", "stat_entry"]
+__all__ = ["RACY_NS", "FileStat", "current_stats", "file_digest", "manifest_digest", "others_digest", "scan_files",
+           "sha256_bytes", "stat_digest", "stat_entry"]
