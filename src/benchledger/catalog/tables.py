@@ -2,7 +2,8 @@
 
 ``t_efficiency`` holds one row per checkable result (decode/output throughput, per-stream throughput, TPOT)
 of every arm whose ceiling can be computed, exactly as ``perfmodel.efficiency.record_efficiency`` gives it:
-the value, the ceiling in the metric's unit, the efficiency (100 % = the physical limit), which side limits
+the value, the ceiling in the metric's unit and its name (``bound``), the efficiency (100 % = the physical limit;
+NULL with ``efficiency_note`` when the bound only caps the value), which side limits
 (memory or compute) and how the ceiling was computed (``basis``).
 """
 
@@ -21,7 +22,7 @@ from benchledger.schema import Benchmark
 EFFICIENCY_COLUMNS: Columns = {
     "record_id": "VARCHAR", "arm": "VARCHAR", "metric": "VARCHAR", "stat": "VARCHAR", "value": "DOUBLE",
     "unit": "VARCHAR", "ceiling": "DOUBLE", "ceiling_unit": "VARCHAR", "efficiency_pct": "DOUBLE",
-    "limiting": "VARCHAR", "basis": "VARCHAR",
+    "efficiency_note": "VARCHAR", "bound": "VARCHAR", "limiting": "VARCHAR", "basis": "VARCHAR",
 }
 FINDING_COLUMNS: Columns = {"code": "VARCHAR", "severity": "VARCHAR", "record": "VARCHAR", "field": "VARCHAR",
                             "message": "VARCHAR", "waived": "BOOLEAN", "waiver_reason": "VARCHAR"}
@@ -46,7 +47,8 @@ def efficiency_table_rows(arms: Iterable[ArmEfficiency]) -> Iterator[Row]:
             yield {
                 "record_id": arm.record_id, "arm": arm.arm, "metric": r.metric, "stat": r.stat, "value": r.value,
                 "unit": r.unit, "ceiling": r.ceiling, "ceiling_unit": r.ceiling_unit,
-                "efficiency_pct": r.efficiency_pct, "limiting": arm.ceiling.limiting, "basis": arm.basis,
+                "efficiency_pct": r.efficiency_pct, "efficiency_note": r.not_applicable or None, "bound": r.bound,
+                "limiting": arm.ceiling.limiting, "basis": arm.basis,
             }
 
 

@@ -133,7 +133,8 @@ def predict_cmd(
 def _render_prediction(result: dict[str, Any]) -> None:
     out = console()
     out.print(f"per stream {result['tok_s_per_stream']:.2f} tok/s · aggregate {result['aggregate_tok_s']:.2f} tok/s"
-              f" · TPOT {result['tpot_ms']:.2f} ms · ceiling {result['ceiling_tok_s_per_stream']:.2f} tok/s/stream")
+              f" · TPOT {result['tpot_ms']:.2f} ms · {result['ceiling_name']} {result['ceiling_tok_s_per_stream']:.2f}"
+              " tok/s")
     if result["speedup"] is not None:
         out.print(f"speedup vs no speculation: {result['speedup']:.3f}× (AL {result['acceptance_length']:.2f})")
     out.print(f"limiting: {', '.join(result['limiting'])}")

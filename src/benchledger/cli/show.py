@@ -24,8 +24,8 @@ FROM results r LEFT JOIN comparisons c
 WHERE r.record_id = ?
 """
 _EFFICIENCY = """
-SELECT arm, metric, stat, value, unit, round(ceiling, 3) AS ceiling, ceiling_unit,
-       round(efficiency_pct, 1) AS efficiency_pct, limiting
+SELECT arm, metric, stat, value, unit, bound, round(ceiling, 3) AS ceiling, ceiling_unit,
+       coalesce(CAST(round(efficiency_pct, 1) AS VARCHAR), efficiency_note) AS efficiency_pct, limiting
 FROM efficiency WHERE record_id = ? ORDER BY arm, metric, stat
 """
 _FINDINGS = ("SELECT severity, code, field, message, waived FROM findings WHERE record = ? "

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from benchledger.ledger.store import Ledger
 from benchledger.perfmodel.architecture import ModelSpec, model_from_record
+from benchledger.perfmodel.bounds import NA_CONCURRENCY_UNKNOWN, bound_name
 from benchledger.perfmodel.errors import MissingInputError
 from benchledger.perfmodel.formats import format_from_record
 from benchledger.perfmodel.hardware import HardwareSpec
@@ -50,6 +51,9 @@ class Ceiling:
     notes: tuple[str, ...] = ()
     limiting: str = "memory"
     """Which side sets the bound: 'memory' (bytes / (D·BW)) or 'compute' (FLOPs / (D·P))."""
+    aggregate_any_batch: bool = False
+    """The aggregate bound is from compute alone (concurrency unknown): a true bound, but no efficiency."""
+    speculative: bool = False
 
     def bound_for(self, metric: str) -> float | None:
         """The ceiling in the metric's own unit (tok/s or ms); None when not checkable."""
@@ -60,6 +64,15 @@ class Ceiling:
         if metric == "tpot":
             return self.tpot_ms
         return None
+
+    def bound_name(self, metric: str) -> str:
+        """The ceiling's one name (``bound_name``) for a metric of this arm."""
+        name = bound_name(metric, draft_cost=False if self.speculative else None)
+        return name + " from compute alone" if metric == "output_throughput" and self.aggregate_any_batch else name
+
+    def not_applicable(self, metric: str) -> str:
+        """Why a result against this bound is no efficiency ('' when it is one)."""
+        return NA_CONCURRENCY_UNKNOWN if metric == "output_throughput" and self.aggregate_any_batch else ""
 
 
 def step_bounds(model: ModelSpec, *, batch: float, context: float, query_tokens: int, weight_bytes: float,
@@ -216,6 +229,8 @@ def arm_ceiling(ledger: Ledger, record: Benchmark, arm: Arm, inputs: CeilingInpu
         query_tokens=query_tokens,
         notes=tuple(notes),
         limiting="compute" if t_comp > t_mem else "memory",
+        aggregate_any_batch=batch is None and bool(peak),
+        speculative=arm.speculative is not None,
     )
 
 

@@ -26,7 +26,11 @@ BASIS = "roofline ceiling, η = 1 (benchledger.perfmodel.ceiling)"
 
 @dataclass(frozen=True)
 class ResultEfficiency:
-    """One result against its ceiling: ``efficiency_pct`` is 100 at the physical limit."""
+    """One result against its ceiling: ``percent_of_bound`` is 100 at the physical limit.
+
+    ``efficiency_pct`` is that percentage when it is an efficiency, None when the bound only caps the value
+    (``not_applicable`` says why: an aggregate bound from compute alone because concurrency is unknown).
+    """
 
     index: int
     """Position of the result in the arm's ``results``."""
@@ -36,7 +40,14 @@ class ResultEfficiency:
     unit: str
     ceiling: float
     ceiling_unit: str
-    efficiency_pct: float
+    percent_of_bound: float
+    bound: str
+    """The ceiling's name (``ceiling.bound_name``)."""
+    not_applicable: str = ""
+
+    @property
+    def efficiency_pct(self) -> float | None:
+        return None if self.not_applicable else self.percent_of_bound
 
 
 @dataclass(frozen=True)
@@ -75,7 +86,8 @@ def record_efficiency(record: Benchmark, inputs: CeilingInputs) -> list[ArmEffic
                 continue
             pct, bound = found
             rows.append(ResultEfficiency(index, result.metric, result.stat, float(result.value), result.unit, bound,
-                                         "ms" if result.metric == "tpot" else "tok/s", pct))
+                                         "ms" if result.metric == "tpot" else "tok/s", pct,
+                                         ceiling.bound_name(result.metric), ceiling.not_applicable(result.metric)))
         out.append(ArmEfficiency(record.id, arm.name, checkable, ceiling, "", tuple(rows)))
     return out
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from benchledger.perfmodel.architecture import ModelSpec
+from benchledger.perfmodel.bounds import bound_name
 from benchledger.perfmodel.formats import FormatSpec
 from benchledger.perfmodel.hardware import HardwareSpec
 from benchledger.perfmodel.prefill import prefill_time
@@ -136,6 +137,9 @@ class Prediction:
             "tpot_ms": round(self.tpot_ms, 4),
             "ceiling_tok_s_per_stream": round(self.ceiling_tok_s_per_stream, 4),
             "ceiling_aggregate_tok_s": round(self.ceiling_aggregate_tok_s, 4),
+            "ceiling_name": bound_name("per_stream_throughput", draft_cost=True if self.speedup is not None else None),
+            "ceiling_aggregate_name": bound_name("output_throughput",
+                                                 draft_cost=True if self.speedup is not None else None),
             "acceptance_length": round(self.acceptance_length, 4),
             "speedup": None if self.speedup is None else round(self.speedup, 4),
             "limiting": self.limiting,

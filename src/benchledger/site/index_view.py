@@ -159,6 +159,10 @@ def _efficiency(data: SiteData, record_id: str) -> Shown:
         return Shown("—", "", data.physics_note, "na")
     rows = data.physics.get(record_id, {})
     best = best_efficiency(rows)
+    notes = sorted({str(r["efficiency_note"]) for r in rows.values() if r.get("efficiency_note")})
+    if best is None and notes:
+        return Shown(notes[0], "", "the only bound of these arms is the aggregate bound from compute alone "
+                     "(concurrency unknown): it caps the value, a share of it is no efficiency", "na")
     if best is None:
         reasons = sorted({str(r["reason"]) for r in rows.values() if r.get("reason")})
         return Shown("—", "", "no ceiling: " + "; ".join(reasons) if reasons else NO_CEILING, "na")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchledger.ledger.store import Ledger
+from benchledger.perfmodel.bounds import bound_name
 from benchledger.perfmodel.ceiling import CeilingInputs
 from benchledger.perfmodel.efficiency import ArmEfficiency, record_efficiency
 from benchledger.schema import Benchmark
@@ -26,7 +27,8 @@ def physics_rows(ledger: Ledger) -> tuple[PhysicsRows, str]:
     """``{record_id: {arm: row}}`` and a page note (always '': the physics model is part of benchledger).
 
     A row holds ``ceiling_aggregate_tok_s``, ``ceiling_per_stream_tok_s``, ``floor_tpot_ms``, ``step_ms``,
-    ``efficiency`` (fraction), ``efficiency_metric``, ``assumptions`` and ``reason`` (why no ceiling).
+    ``efficiency`` (fraction), ``efficiency_metric``, ``efficiency_note`` (why a bound gives no efficiency, e.g.
+    ``n/a (concurrency unknown)``), the bounds' names (``bound_*``), ``assumptions`` and ``reason`` (why no ceiling).
     """
     inputs = CeilingInputs(ledger)
     grouped: PhysicsRows = {}
@@ -39,19 +41,24 @@ def physics_rows(ledger: Ledger) -> tuple[PhysicsRows, str]:
 def _row(arm: ArmEfficiency) -> dict[str, Any]:
     row: dict[str, Any] = {
         "ceiling_aggregate_tok_s": None, "ceiling_per_stream_tok_s": None, "floor_tpot_ms": None,
-        "step_ms": None, "efficiency": None, "efficiency_metric": None, "assumptions": "", "reason": arm.reason,
+        "step_ms": None, "efficiency": None, "efficiency_metric": None, "efficiency_note": "", "assumptions": "",
+        "reason": arm.reason, **{f"bound_{m}": bound_name(m, draft_cost=None) for m in EFFICIENCY_METRICS},
     }
     if arm.ceiling is None:
         return row
     ceiling = arm.ceiling
     row.update(ceiling_aggregate_tok_s=ceiling.aggregate_tok_s, ceiling_per_stream_tok_s=ceiling.tok_s_per_stream,
-               floor_tpot_ms=ceiling.tpot_ms, step_ms=ceiling.step_ms, assumptions="; ".join(ceiling.notes))
-    ranked = sorted(arm.results, key=lambda r: (EFFICIENCY_METRICS.index(r.metric),
+               floor_tpot_ms=ceiling.tpot_ms, step_ms=ceiling.step_ms, assumptions="; ".join(ceiling.notes),
+               **{f"bound_{m}": ceiling.bound_name(m) for m in EFFICIENCY_METRICS})
+    ranked = sorted(arm.results, key=lambda r: (r.efficiency_pct is None, EFFICIENCY_METRICS.index(r.metric),
                                                 STATS.index(r.stat) if r.stat in STATS else len(STATS)))
     if ranked:
         headline = ranked[0]
-        row["efficiency"] = headline.efficiency_pct / 100.0
         row["efficiency_metric"] = headline.metric + ("" if headline.stat == "value" else f" {headline.stat}")
+        if headline.efficiency_pct is None:
+            row["efficiency_note"] = headline.not_applicable
+        else:
+            row["efficiency"] = headline.efficiency_pct / 100.0
     return row
 
 

@@ -262,14 +262,18 @@ def _acceptance_rows(record: Benchmark, ev: dict[str, Evidence]) -> list[ArmRow]
 
 
 PHYSICS_LABELS: tuple[tuple[str, str, str], ...] = (
-    ("ceiling_aggregate_tok_s", "Ceiling: aggregate output tok/s", "tok/s"),
-    ("ceiling_per_stream_tok_s", "Ceiling: tok/s per stream", "tok/s"),
-    ("floor_tpot_ms", "Floor: TPOT", "ms"),
+    ("ceiling_aggregate_tok_s", "Aggregate bound: output tok/s", "tok/s"),
+    ("ceiling_per_stream_tok_s", "Per-stream bound: tok/s per stream", "tok/s"),
+    ("floor_tpot_ms", "TPOT floor", "ms"),
     ("step_ms", "Minimum step time", "ms"),
     ("efficiency", "Efficiency = measured ÷ ceiling", "%"),
     ("efficiency_metric", "Efficiency measured on", ""),
     ("assumptions", "Assumptions of the bound", ""),
 )
+
+
+BOUND_KEYS: dict[str, str] = {"ceiling_aggregate_tok_s": "bound_output_throughput",
+                              "ceiling_per_stream_tok_s": "bound_per_stream_throughput", "floor_tpot_ms": "bound_tpot"}
 
 
 def _physics_rows(record: Benchmark, physics: dict[str, dict[str, Any]]) -> list[ArmRow]:
@@ -281,7 +285,12 @@ def _physics_rows(record: Benchmark, physics: dict[str, dict[str, Any]]) -> list
         for arm in record.arms:
             row = physics.get(arm.name, {})
             value = row.get(key)
-            if value is None or value == "":
+            note = row.get("efficiency_note") or ""
+            if key == "efficiency" and value is None and note:
+                cells.append(Cell(note, css="na", title=(
+                    "the aggregate bound of an arm of unknown concurrency comes from compute alone: it caps the "
+                    "measured value (the audit checks it) but a share of it is no efficiency")))
+            elif value is None or value == "":
                 reason = row.get("reason") or ""
                 title = f"no ceiling: {reason}" if reason else (
                     "no result of this arm has a bound" if key.startswith("efficiency") else NO_CEILING)
@@ -289,7 +298,8 @@ def _physics_rows(record: Benchmark, physics: dict[str, dict[str, Any]]) -> list
             elif key == "efficiency":
                 cells.append(Cell(f"{float(value) * 100:.1f} %", css="num"))
             elif isinstance(value, float):
-                cells.append(Cell(f"{format_number(value)} {unit}".strip(), css="num"))
+                bound = row.get(BOUND_KEYS.get(key, ""), "")
+                cells.append(Cell(f"{format_number(value)} {unit}".strip(), css="num", title=str(bound)))
             else:
                 cells.append(Cell(str(value)))
         rows.append(ArmRow(label, cells, "physics"))

@@ -58,3 +58,42 @@ def test_show_prints_the_efficiency_table(ledger: Ledger) -> None:
     out = run_cli("show", "eff", "--ledger", str(ledger.root))
     assert out.exit_code == 0, out.stderr
     assert "efficiency (result vs physical ceiling)" in out.stdout
+
+
+def test_unknown_concurrency_gives_no_efficiency_against_the_compute_only_bound(tmp_path: Path) -> None:
+    """Concurrency unknown: the aggregate bound is from compute alone; it caps the value, but 0.2 % of it is no
+    efficiency — the index, ``show`` and the site say *n/a (concurrency unknown)* and name the bound."""
+    from benchledger.perfmodel.bounds import NA_CONCURRENCY_UNKNOWN
+    from benchledger.site.physics import physics_rows
+
+    write_reference(tmp_path)
+    unknown = arm("offline", 900.0, 1).model_copy(update={"workload": None})
+    write_record(tmp_path, benchmark("conc-unknown", [unknown, arm("c1", 10.0, 1)]))
+    ledger = Ledger.load(tmp_path)
+    con = build_catalog(ledger, tmp_path / "index.duckdb")
+    rows = con.execute("SELECT arm, efficiency_pct, efficiency_note, bound FROM efficiency ORDER BY arm").fetchall()
+    assert rows[1] == ("offline", None, NA_CONCURRENCY_UNKNOWN, "aggregate bound from compute alone")
+    assert rows[0][1] is not None and rows[0][2] is None and rows[0][3] == "aggregate bound"
+    site, _ = physics_rows(ledger)
+    assert site["conc-unknown"]["offline"]["efficiency"] is None
+    assert site["conc-unknown"]["offline"]["efficiency_note"] == NA_CONCURRENCY_UNKNOWN
+    assert site["conc-unknown"]["c1"]["efficiency"] == pytest.approx(rows[0][1] / 100.0)
+    out = run_cli("show", "conc-unknown", "--ledger", str(ledger.root))
+    assert out.exit_code == 0, out.stderr
+    assert NA_CONCURRENCY_UNKNOWN in out.stdout and "aggregate bound from compute alone" in out.stdout
+
+
+def test_predict_names_its_bounds_as_the_index_does() -> None:
+    import json
+
+    from benchledger.perfmodel.bounds import bound_name
+
+    base = ["predict", "--model", "qwen3.8-27b", "--hardware", "nvidia-gb10", "--weights", "fp8-e4m3",
+            "--context", "1000", "--json"]
+    plain = json.loads(run_cli(*base).stdout)
+    spec = json.loads(run_cli(*base, "--spec", "mtp", "--k", "3", "--acceptance-length", "2.5").stdout)
+    assert plain["ceiling_name"] == "per-stream bound" == bound_name("per_stream_throughput", draft_cost=None)
+    assert spec["ceiling_name"] == "per-stream bound (with draft cost)"
+    assert spec["ceiling_aggregate_name"] == "aggregate bound (with draft cost)"
+    human = run_cli(*base[:-1], "--spec", "mtp", "--k", "3", "--acceptance-length", "2.5").stdout
+    assert "per-stream bound (with draft cost)" in human

@@ -29,14 +29,14 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
                               f"no physical ceiling: {arm.reason}")
                 continue
             for row in arm.results:
-                if row.efficiency_pct <= 100.0:
+                if row.percent_of_bound <= 100.0:
                     continue
                 relation = "below the minimum" if row.metric == "tpot" else "above the ceiling"
                 notes = f" ({'; '.join(arm.ceiling.notes)})" if arm.ceiling.notes else ""
                 yield Finding(
                     "physics.above-ceiling", "error", record.id, f"arms.{arm.arm}.results.{row.index}",
-                    f"{row.metric} {row.stat} {row.value:g} {row.unit} is {relation} of {row.ceiling:.4g} "
-                    f"{row.ceiling_unit} ({row.efficiency_pct:.0f} % of the physical limit, "
+                    f"{row.metric} {row.stat} {row.value:g} {row.unit} is {relation} ({row.bound}) of {row.ceiling:.4g} "
+                    f"{row.ceiling_unit} ({row.percent_of_bound:.0f} % of the physical limit, "
                     f"T={arm.ceiling.query_tokens}){notes}",
                 )
 
