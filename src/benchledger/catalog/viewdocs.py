@@ -26,7 +26,7 @@ INTRO = (
 )
 DESCRIPTIONS: dict[str, str] = {
     'efficiency': (
-        'Derived by the physics model: each throughput/TPOT result against the physical ceiling of its hardware × count × format × model at its context (η = 1, no overhead): `ceiling`, `efficiency_pct`, the `limiting` side and the `basis` of the ceiling. Speculative arms get the ceiling of k+1 tokens per step.'
+        'Derived by the physics model: each throughput/TPOT result against the physical ceiling of its hardware × count × format × model at its context (η = 1, no overhead): `ceiling` and its name (`bound`: aggregate bound, per-stream bound, TPOT floor), `efficiency_pct` (NULL with `efficiency_note` n/a (concurrency unknown) when the only bound is the aggregate bound from compute alone), the `limiting` side and the `basis` of the ceiling. Speculative arms get the ceiling of k+1 tokens per step.'
     ),
     'accelerators': (
         'Accelerator reference data (known numbers only; unknowns are NULL — the record says why).'
