@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -226,14 +227,18 @@ def calibrate_cmd(
 ) -> None:
     """Fit η_m, η_c, t0, t0_draft, φ per (hardware, engine) and write calibration records to <ledger>/calibrations/."""
     from benchledger.ledger import write_record
-    from benchledger.perfmodel.calibrate import calibrate_ledger
+    from benchledger.perfmodel.calibrate import calibrate_ledger, with_history
 
     ledger = load(ledger_dir)
     results, skipped = calibrate_ledger(ledger, accelerator=hardware, engine=engine, unknown_context=assume_context,
                                         unknown_concurrency=assume_concurrency)
     written = []
+    args = " ".join(f"--{k.replace('_', '-')} {v:g}" for k, v in (("assume_context", assume_context),
+                                                                     ("assume_concurrency", assume_concurrency)) if v)
+    change = f"fitted by benchledger calibrate {args}".strip()
     for record, _fit in results:
         if not dry_run:
+            record = with_history(record, ledger.records.get(record.id), change, dt.date.today())
             written.append(str(write_record(ledger.root, record)))
     summary: dict[str, Any] = {
         "calibrations": [

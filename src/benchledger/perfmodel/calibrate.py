@@ -11,6 +11,7 @@ this code and the ``record#arm`` observations they came from.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import statistics
 from collections.abc import Iterable
@@ -23,7 +24,7 @@ from benchledger.perfmodel.inputs import AcceptanceLookup, arm_scenario
 from benchledger.perfmodel.predict import Params, Prediction, Scenario, predict
 from benchledger.perfmodel.roofline import Efficiency
 from benchledger.perfmodel.specdec import FREE_METHODS
-from benchledger.schema import Arm, Benchmark, Calibration, Quantity, Result
+from benchledger.schema import Arm, Benchmark, Calibration, HistoryEntry, Quantity, Result
 
 FORMULA = "benchledger.perfmodel.calibrate.fit"
 METRIC_PRIORITY = ("tpot", "per_stream_throughput", "output_throughput")
@@ -264,6 +265,15 @@ def calibration_record(accelerator: str, engine: str, result: Fit, skipped: list
     )
 
 
+def with_history(record: Calibration, previous: object, change: str, on: dt.date) -> Calibration:
+    """``record`` carrying the history of the record it replaces (if any) plus one entry for this fit."""
+    kept = list(previous.history) if isinstance(previous, Calibration) else []
+    why = ("refit: the physics model or the arms it is fitted on changed" if kept
+           else "first fit of this (hardware, engine)")
+    entry = HistoryEntry(date=on, change=change, why=why, numbers_changed=True)
+    return record.model_copy(update={"history": [*kept, entry]})
+
+
 def calibrate_ledger(
     ledger: Ledger, *, accelerator: str | None = None, engine: str | None = None,
     unknown_context: float | None = None, unknown_concurrency: int | None = None,
@@ -303,4 +313,5 @@ __all__ = [
     "log_errors",
     "measured",
     "observations",
+    "with_history",
 ]

@@ -78,3 +78,21 @@ def test_draft_model_arms_are_skipped_with_a_reason_not_a_crash(tmp_path: Path) 
     results, skipped = calibrate_ledger(ledger)
     assert ("draft-pair#c1-draft", "draft-model arm: the draft model's architecture is not resolved from the ledger") in skipped
     assert [list(record.fitted_from) for record, _ in results] == [["draft-pair#c1-base"]]
+
+
+def test_a_refit_keeps_the_replaced_records_history_and_adds_one_entry(tmp_path: Path) -> None:
+    import datetime as dt
+
+    from benchledger.perfmodel.calibrate import with_history
+    from benchledger.schema import HistoryEntry
+
+    write_reference(tmp_path)
+    write_record(tmp_path, benchmark("b", [arm("c1", 10.0, 1), arm("c4", 30.0, 4)]))
+    [(record, _)], _ = calibrate_ledger(Ledger.load(tmp_path))
+    first = with_history(record, None, "fitted by benchledger calibrate", dt.date(2026, 11, 29))
+    assert [h.why for h in first.history] == ["first fit of this (hardware, engine)"]
+    old = first.model_copy(update={"history": [HistoryEntry(date=dt.date(2026, 11, 1), change="created", why="x",
+                                                            numbers_changed=True)]})
+    refit = with_history(record, old, "fitted by benchledger calibrate", dt.date(2026, 12, 1))
+    assert [h.change for h in refit.history] == ["created", "fitted by benchledger calibrate"]
+    assert refit.history[-1].numbers_changed
