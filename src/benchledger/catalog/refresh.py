@@ -49,6 +49,7 @@ from benchledger.ledger.index import RECORD_KEYS, TABLES, Columns, create_table,
 from benchledger.ledger.io import load_record_bytes
 from benchledger.ledger.paths import FOLDER_KINDS
 from benchledger.ledger.rows import Row
+from benchledger.ledger.sql import quote_identifier
 from benchledger.ledger.store import Ledger, gc_paused, misplaced_file_errors
 from benchledger.perfmodel.ceiling import CeilingInputs
 from benchledger.schema import KIND_FOLDERS, Benchmark
@@ -300,7 +301,8 @@ def _duplicates(entries: Iterable[Entry]) -> bool:
 
 def _replace(con: duckdb.DuckDBPyConnection, table: str, key: str, ids: list[str], rows: Iterable[Row],
              columns: Columns) -> None:
-    con.execute(f'DELETE FROM "{table}" WHERE "{key}" IN (SELECT unnest(?::VARCHAR[]))', [ids])
+    con.execute(f"DELETE FROM {quote_identifier(table)} WHERE {quote_identifier(key)} IN "
+                "(SELECT unnest(?::VARCHAR[]))", [ids])
     insert_rows(con, table, columns, rows)
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import duckdb
 
+from benchledger.ledger.sql import quote_identifier
 from benchledger.ledger.store import Ledger
 
 EXPORT_TABLES: dict[str, tuple[str, str]] = {
@@ -48,7 +49,7 @@ def write_downloads(con: duckdb.DuckDBPyConnection, ledger: Ledger, out: Path) -
     con.execute("SET threads = 1")
     try:
         for table, (order, what) in EXPORT_TABLES.items():
-            select = f"SELECT * FROM {table} ORDER BY {order}"
+            select = f"SELECT * FROM {quote_identifier(table)} ORDER BY {order}"
             csv_path = folder / f"{table}.csv"
             pq_path = folder / f"{table}.parquet"
             con.execute(f"COPY ({_csv_select(con, table, order)}) TO ? (FORMAT csv, HEADER)", [str(csv_path)])
@@ -63,15 +64,15 @@ def write_downloads(con: duckdb.DuckDBPyConnection, ledger: Ledger, out: Path) -
 
 def _csv_select(con: duckdb.DuckDBPyConnection, table: str, order: str) -> str:
     """``SELECT`` with list columns turned into JSON text (CSV has no list type)."""
-    cursor = con.execute(f"SELECT * FROM {table} LIMIT 0")
+    cursor = con.execute(f"SELECT * FROM {quote_identifier(table)} LIMIT 0")
     columns = []
     for name, type_code, *_ in cursor.description:
-        quoted = '"' + str(name).replace('"', '""') + '"'
+        quoted = quote_identifier(str(name))
         if str(type_code).endswith("[]") or "LIST" in str(type_code).upper():
             columns.append(f"to_json({quoted}) AS {quoted}")
         else:
             columns.append(quoted)
-    return f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}"
+    return f"SELECT {', '.join(columns)} FROM {quote_identifier(table)} ORDER BY {order}"
 
 
 __all__ = ["EXPORT_TABLES", "Download", "write_downloads"]
