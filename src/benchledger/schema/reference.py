@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from benchledger.schema.common import RecordBase
 from benchledger.schema.provenance import MaybeQuantity, Quantity, StrictModel
@@ -18,12 +18,27 @@ Precision = Literal[
 ]
 
 
+INTEGER_PRECISIONS: frozenset[str] = frozenset({"int8", "int4"})
+INTEGER_PEAK_UNITS: frozenset[str] = frozenset({"TOPS", "POPS"})
+VENDORS: dict[str, str] = {"amd": "AMD", "apple": "Apple", "google": "Google", "intel": "Intel",
+                           "nvidia": "NVIDIA", "qualcomm": "Qualcomm"}
+"""Canonical spelling of each known vendor (lower case → name), so one vendor is one value in every view."""
+
+
 class ComputePeak(StrictModel):
     """Peak tensor throughput at one precision."""
 
     precision: Precision
-    tflops: Quantity = Field(description="TFLOP/s (or TOPS for integer precisions).")
+    tflops: Quantity = Field(description="TFLOP/s for floating-point precisions, TOPS for integer ones.")
     dense: bool = Field(description="False when the vendor figure assumes 2:4 structured sparsity.")
+
+    @model_validator(mode="after")
+    def _integer_peaks_in_tops(self) -> ComputePeak:
+        integer = self.precision in INTEGER_PRECISIONS
+        if integer != (self.tflops.unit in INTEGER_PEAK_UNITS):
+            want = "TOPS (integer operations)" if integer else "TFLOP/s (floating-point operations)"
+            raise ValueError(f"a {self.precision} peak is in {want}, not {self.tflops.unit}")
+        return self
 
 
 class Accelerator(RecordBase):
@@ -31,7 +46,7 @@ class Accelerator(RecordBase):
 
     kind: Literal["accelerator"]
     name: str
-    vendor: str
+    vendor: str = Field(description="Canonical spelling for known vendors (AMD, Apple, Intel, NVIDIA, …).")
     architecture: str | None = None
     form_factor: str | None = None
     memory_gb: MaybeQuantity = Field(description="Device memory capacity in GB (unified memory: total).")
@@ -40,6 +55,13 @@ class Accelerator(RecordBase):
     tdp_w: MaybeQuantity | None = None
     interconnects: list[str] = Field(default_factory=list, description="Interconnect ids present on this part.")
     unified_memory: bool = False
+
+    @model_validator(mode="after")
+    def _vendor_canonical(self) -> Accelerator:
+        canonical = VENDORS.get(self.vendor.lower())
+        if canonical is not None and canonical != self.vendor:
+            raise ValueError(f"vendor {self.vendor!r} is spelled {canonical!r} (one vendor, one name)")
+        return self
 
 
 class Interconnect(RecordBase):
@@ -126,5 +148,8 @@ __all__ = [
     "Format",
     "Interconnect",
     "ModelArch",
+    "INTEGER_PEAK_UNITS",
+    "INTEGER_PRECISIONS",
     "Precision",
+    "VENDORS",
 ]
