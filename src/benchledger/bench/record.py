@@ -9,6 +9,7 @@ configuration; what the harness cannot know (the hardware behind a URL) is ``unk
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 import shutil
 import tempfile
@@ -23,6 +24,7 @@ from benchledger.errors import BenchError
 from benchledger.importers.benchledger_run import (
     MakeQuantity,
     MakeResult,
+    comparison_speedups,
     summary_acceptance,
     summary_results,
 )
@@ -152,6 +154,7 @@ def build_record(config: RunConfig, points: list[PointResult], summaries: list[d
     arms: list[Arm] = []
     base_name = config.arms[0].name
     for point, point_summaries in zip(points, summaries, strict=True):
+        compared = _comparison(point.folder)
         for spec in config.arms:
             folder = (point.folder / spec.name).resolve()
             try:
@@ -170,6 +173,7 @@ def build_record(config: RunConfig, points: list[PointResult], summaries: list[d
                 workload=load if multi else None,
                 results=results,
                 note="; ".join(summary.get("warnings") or []),
+                paired_speedups=comparison_speedups(compared.get(spec.name) or {}) if spec.name != base_name else [],
             )
             if spec.speculative:
                 arm.speculative = Speculative(method=spec.spec_method or "other", k=spec.spec_k
@@ -205,6 +209,18 @@ def build_record(config: RunConfig, points: list[PointResult], summaries: list[d
         body=target.body,
         complete=complete,
     )
+
+
+def _comparison(folder: Path) -> dict[str, Any]:
+    """Arm name → its entry of the point's ``comparison.json`` (``bench/report.py``); {} when there is none."""
+    path = folder / "comparison.json"
+    if not path.is_file():
+        return {}
+    try:
+        arms = json.loads(path.read_text(encoding="utf-8")).get("arms")
+    except (OSError, ValueError, AttributeError) as exc:
+        raise BenchError(f"{path}: unreadable comparison ({exc})") from None
+    return arms if isinstance(arms, dict) else {}
 
 
 def _workload(config: RunConfig, point: Any) -> Workload:

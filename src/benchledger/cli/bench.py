@@ -261,7 +261,7 @@ def _render(result: Any, as_json: bool, problems: list[str] | None = None) -> No
                          _fmt(s.get("spec_decode_acceptance_rate")), _fmt(s.get("spec_decode_acceptance_length")),
                          sp, verdict))
         print_table(con, ["arm", "ok", "failed", "out tok/s", "TTFT med ms", "TPOT med ms", "accept", "AL",
-                          "speedup tok/s [95% CI]", "verdict"], rows,
+                          "paired speedup tok/s [95% CI]", "verdict"], rows,
                     title=f"{comp['load_point']} (stopped by {comp['stopped_by']})")
         for name, summary in o["summaries"].items():
             for w in summary.warnings:
@@ -348,7 +348,7 @@ def demo(
 
 def paired_rows(outputs: list[dict[str, Any]]) -> tuple[list[str], list[tuple[Any, ...]]]:
     """Per load point: base and spec output tok/s, the paired speedup with its 95 % CI, verdict, acceptance."""
-    columns = ["level", "base tok/s", "spec tok/s", "speedup [95% CI]", "verdict", "acceptance"]
+    columns = ["level", "base tok/s", "spec tok/s", "paired speedup [95% CI]", "verdict", "acceptance"]
     rows = []
     for o in outputs:
         comp = o["comparison"]

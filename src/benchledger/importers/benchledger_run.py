@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from benchledger.schema import Acceptance, Quantity, Result
+from benchledger.schema import Acceptance, PairedSpeedup, Quantity, Result
 
 MakeResult = Callable[[str, str, Any, str], Result]
 """(metric, stat, value, unit) → a Result carrying the caller's provenance."""
@@ -89,4 +89,25 @@ def summary_acceptance(summary: Mapping[str, Any], make: MakeQuantity) -> Accept
     )
 
 
-__all__ = ["LATENCY_KEYS", "SIMPLE_KEYS", "MakeQuantity", "MakeResult", "finite", "result_keys", "summary_acceptance", "summary_results"]
+PAIRED_KEYS: tuple[tuple[str, str], ...] = (("output_throughput_speedup", "output_throughput"),
+                                           ("tpot_speedup", "tpot"))
+"""``comparison.json`` key of an arm (``bench/compare.py``) → the metric of its ``PairedSpeedup``."""
+
+
+def comparison_speedups(comparison: Mapping[str, Any]) -> list[PairedSpeedup]:
+    """The paired-rounds speedups (with 95 % CI) of one arm's entry in ``comparison.json``; none without an
+    estimate (fewer than one paired round, or a failed comparison)."""
+    out = []
+    for key, metric in PAIRED_KEYS:
+        entry = comparison.get(key)
+        if not isinstance(entry, Mapping) or not finite(entry.get("estimate")) or entry["estimate"] <= 0:
+            continue
+        ci = entry.get("ci95")
+        out.append(PairedSpeedup(metric=metric, estimate=float(entry["estimate"]),
+                                 ci95=[float(v) for v in ci] if ci else None,
+                                 paired_rounds=int(comparison.get("paired_rounds") or 0),
+                                 method=str(comparison.get("method") or "paired rounds")))
+    return out
+
+
+__all__ = ["LATENCY_KEYS", "PAIRED_KEYS", "SIMPLE_KEYS", "MakeQuantity", "MakeResult", "comparison_speedups", "finite", "result_keys", "summary_acceptance", "summary_results"]

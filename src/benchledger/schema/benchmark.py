@@ -197,6 +197,18 @@ class QuotedChange(StrictModel):
         return percent
 
 
+class PairedSpeedup(StrictModel):
+    """Derived by ``benchledger bench`` (``bench/compare.py``): the arm's speedup over its baseline from the
+    paired rounds, with a bootstrap 95 % CI — the number the bench CLI prints, next to the whole-window one."""
+
+    metric: Literal["output_throughput", "tpot"]
+    estimate: float = Field(gt=0)
+    ci95: list[float] | None = Field(default=None, min_length=2, max_length=2,
+                                     description="[low, high] percentile interval; None below 3 paired rounds.")
+    paired_rounds: int = Field(ge=0)
+    method: str = Field(min_length=1)
+
+
 class Arm(StrictModel):
     """One configuration of the experiment and what it measured."""
 
@@ -208,6 +220,9 @@ class Arm(StrictModel):
     results: list[Result] = Field(default_factory=list)
     acceptance: Acceptance | None = None
     quoted_changes: list[QuotedChange] = Field(default_factory=list)
+    paired_speedups: list[PairedSpeedup] = Field(
+        default_factory=list, description="Derived, optional: speedups over the baseline from paired rounds with "
+        "their 95 % CI (benchledger bench); the comparisons view gives the whole-window ratio.")
     note: str = ""
 
     @field_validator("results")
@@ -247,6 +262,7 @@ __all__ = [
     "Arm",
     "Benchmark",
     "MeasuredBy",
+    "PairedSpeedup",
     "Parallelism",
     "QuotedChange",
     "Result",

@@ -141,6 +141,9 @@ class ModelArch(RecordBase):
 
 
 __all__ = [
+    "INTEGER_PEAK_UNITS",
+    "INTEGER_PRECISIONS",
+    "VENDORS",
     "Accelerator",
     "ComputePeak",
     "Engine",
@@ -148,8 +151,5 @@ __all__ = [
     "Format",
     "Interconnect",
     "ModelArch",
-    "INTEGER_PEAK_UNITS",
-    "INTEGER_PRECISIONS",
     "Precision",
-    "VENDORS",
 ]

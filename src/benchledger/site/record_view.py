@@ -230,7 +230,31 @@ def _speedup_rows(data: SiteData, record: Benchmark) -> list[ArmRow]:
                 title += f"; the source states {q['percent']:+g} %: {q['quote']}"
             cells.append(Cell(text, css="num " + effect_class(c["speedup"]), title=title))
         label = f"speedup on {metric}" + ("" if stat == "value" else f" ({stat})")
-        rows.append(ArmRow(label, cells, "derived", help="speedup > 1 means the arm beats its baseline"))
+        whole = record.measured_by == "benchledger"
+        rows.append(ArmRow(label + (" · whole window" if whole else ""), cells, "derived",
+                           help="speedup > 1 means the arm beats its baseline" + (
+                               "; ratio of the whole measured window (the paired-rounds estimate is below)"
+                               if whole else "")))
+    return rows + _paired_rows(record)
+
+
+def _paired_rows(record: Benchmark) -> list[ArmRow]:
+    """The speedups ``benchledger bench`` printed: paired rounds with their 95 % CI (``Arm.paired_speedups``)."""
+    metrics = sorted({p.metric for a in record.arms for p in a.paired_speedups})
+    rows = []
+    for metric in metrics:
+        cells = []
+        for arm in record.arms:
+            p = next((p for p in arm.paired_speedups if p.metric == metric), None)
+            if p is None:
+                cells.append(Cell("—", css="na", title="no paired-rounds estimate for this arm"))
+                continue
+            ci = f" [{p.ci95[0]:.3f}, {p.ci95[1]:.3f}]" if p.ci95 else " (no CI: < 3 paired rounds)"
+            cells.append(Cell(f"{p.estimate:.3f}×{ci}", css="num " + effect_class(p.estimate),
+                              title=f"{p.method}; {p.paired_rounds} paired rounds; estimate {p.estimate!r}"))
+        rows.append(ArmRow(f"paired speedup on {metric} · 95 % CI", cells, "derived",
+                           help="what benchledger bench printed: ratio over the rounds both arms completed, "
+                           "bootstrap 95 % CI"))
     return rows
 
 
