@@ -27,6 +27,7 @@ Page = tuple[str, str]
 FILTERS: tuple[tuple[str, str], ...] = (
     ("model", "Model"), ("hardware", "Hardware"), ("engine", "Engine"), ("spec", "Spec method"), ("format", "Format"),
 )
+PLOT_FILTERS: tuple[tuple[str, str], ...] = (("model", "Model"), ("hardware", "Hardware"), ("engine", "Engine"))
 PLOT_PAGES: dict[str, tuple[str, str]] = {
     "speedup": ("Speculative speedup vs concurrency and context",
                 "Per (model, hardware, engine): the derived speedup of each speculative arm over its no-speculation "
@@ -155,15 +156,22 @@ class PageRenderer:
             "plots.html", "../", "Plots", heading="Plots", plot_pages=pages, note="",
             lede="Static SVG plots built from the ledger. Every axis states its metric and unit; every point links "
                  "to the experiment behind it.", plots=[p for p in plots if p.page == "coverage"],
-            show_definitions=True, definitions=metric_definitions(),
+            show_definitions=True, definitions=metric_definitions(), single=[], filters=[],
         )
         for page, (heading, lede) in PLOT_PAGES.items():
             chosen = [p for p in plots if p.page == page]
             note = "" if chosen else (self.data.physics_note if page == "efficiency" and self.data.physics_note
                                       else "No experiment in this ledger has the data this plot needs.")
+            drawn = [p for p in chosen if len(p.points) != 1]
+            single = [{"heading": p.heading, "label": p.points[0][0], "href": p.points[0][1], "slug": p.slug,
+                       "facets": dict(p.facets)} for p in chosen if len(p.points) == 1]
+            keys = [k for k, _ in PLOT_FILTERS if any(k in dict(p.facets) for p in chosen)]
+            filters = [{"key": k, "label": dict(PLOT_FILTERS)[k],
+                        "options": sorted({dict(p.facets)[k] for p in chosen if k in dict(p.facets)})} for k in keys]
             yield f"plots/{page}.html", self._render(
                 "plots.html", "../", heading, heading=heading, lede=lede, plot_pages=pages, note=note,
-                plots=chosen, show_definitions=False, definitions=[],
+                plots=drawn, single=single, filters=filters if len(chosen) > 3 else [], show_definitions=False,
+                definitions=[],
             )
 
 

@@ -8,6 +8,7 @@ arm and conditions behind it and links to its page. Same data → same bytes (or
 from __future__ import annotations
 
 import html
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +40,10 @@ class Plot:
     svg: str
     page: str
     records: tuple[str, ...] = ()
+    facets: tuple[tuple[str, str], ...] = ()
+    """(filter key, value) pairs the plot page filters on: model, hardware, engine."""
+    points: tuple[tuple[str, str], ...] = ()
+    """(hover text, link) of every point; a plot of one point is shown as a table row instead."""
 
     @property
     def desc(self) -> str:
@@ -57,12 +62,31 @@ def _ids(hrefs: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(h.rsplit("/", 1)[-1].removesuffix(".html") for h in hrefs)
 
 
+def _points(series: dict[str, list[Point]]) -> tuple[tuple[str, str], ...]:
+    return tuple((p.label, p.href) for _, pts in sorted(series.items()) for p in pts)
+
+
 def _k(value: Any) -> str:
     return "?" if value is None else format_number(value)
 
 
 def _arm_index(data: SiteData) -> dict[tuple[str, str], dict[str, Any]]:
     return {(a["record_id"], a["arm"]): a for rows in data.arms.values() for a in rows}
+
+
+ACCEPTANCE_GROUPS: tuple[tuple[float, str], ...] = ((0.7, "high acceptance"), (0.4, "mid acceptance"),
+                                                    (0.0, "low acceptance"))
+"""Lower edge of each acceptance-rate group: a speedup line never joins arms of different groups."""
+
+
+def acceptance_group(arm: dict[str, Any]) -> str:
+    """The arm's acceptance group from its rate (else (length − 1) ÷ k); 'acceptance ?' when unknown."""
+    rate = arm.get("acceptance_rate")
+    if rate is None and arm.get("acceptance_length") is not None and arm.get("spec_k"):
+        rate = (float(arm["acceptance_length"]) - 1.0) / float(arm["spec_k"])
+    if rate is None:
+        return "acceptance ?"
+    return next(name for edge, name in ACCEPTANCE_GROUPS if float(rate) >= edge)
 
 
 def speedup_plots(data: SiteData) -> list[Plot]:
@@ -92,14 +116,15 @@ def speedup_plots(data: SiteData) -> list[Plot]:
             for comp, arm in chosen:
                 if arm[x_key] is None or arm[x_key] <= 0:
                     continue
-                name = f"{arm['spec_method']} k={_k(arm['spec_k'])} · {arm['weights'] or 'weights ?'}"
+                name = (f"{arm['spec_method']} k={_k(arm['spec_k'])} · {arm['weights'] or 'weights ?'} · "
+                        f"{acceptance_group(arm)}")
                 if not coarse:
                     name += f" · {other_name} {_k(arm[other_key])} · {arm['record_id']}"
                 series[name].append(Point(
                     x=float(arm[x_key]), y=float(comp["speedup"]),
                     label=(f"{arm['record_id']} / {arm['arm']} vs {comp['baseline_arm']}: {comp['speedup']:.3f}× "
                            f"on {label}; {x_key} {_k(arm[x_key])}, {other_key} {_k(arm[other_key])}, "
-                           f"weights {arm['weights'] or 'unknown'}"),
+                           f"weights {arm['weights'] or 'unknown'}, acceptance rate {_k(arm['acceptance_rate'])}"),
                     href=RECORD_HREF.format(id=arm["record_id"]),
                 ))
             if not series:
@@ -107,12 +132,15 @@ def speedup_plots(data: SiteData) -> list[Plot]:
             title = f"Speculative speedup vs {x_key.replace('_', ' ')}: {model} on {accel}, {engine}"
             slug = _slug("speedup", x_key, model, accel, engine)
             ids = tuple(sorted({p.href for pts in series.values() for p in pts}))
-            plots.append(Plot(slug, title, page="speedup", records=_ids(ids), svg=xy_chart(
+            plots.append(Plot(slug, title, page="speedup", records=_ids(ids),
+                              facets=(("model", model), ("hardware", accel), ("engine", engine)),
+                              points=_points(series), svg=xy_chart(
                 chart_id=slug, title=title,
                 desc=(f"Speedup of {label} (arm ÷ its no-speculation baseline arm; for latency, baseline ÷ arm) "
                       f"against {x_name}; log2 x axis; dashed line = 1.0 (no change). "
-                      + ("Too many experiments for one line each: points are grouped by method, k and weights."
-                         if coarse else "One line per experiment and speculative setting.")),
+                      + ("Too many experiments for one line each: points are grouped by method, k, weights and acceptance "
+                         "group." if coarse else "One line per experiment, speculative setting, weight format, "
+                         "acceptance group (rate ≥ 0.7 high, ≥ 0.4 mid, else low) and other-axis value.")),
                 x_axis=Axis(f"{x_name}, log2 scale", log2=True),
                 y_axis=Axis(f"speedup on {label} (×, > 1 = speculation helps)", include=(1.0,)),
                 series=[Series(n, tuple(p), line=not coarse) for n, p in sorted(series.items())],
@@ -162,7 +190,8 @@ def pareto_plots(data: SiteData) -> list[Plot]:
         slug = _slug("pareto", model)
         title = f"Throughput per device vs speed per user: {model}"
         ids = tuple(sorted({p.href for pts in series.values() for p in pts}))
-        plots.append(Plot(slug, title, page="pareto", records=_ids(ids), svg=xy_chart(
+        plots.append(Plot(slug, title, page="pareto", records=_ids(ids), facets=(("model", model),),
+                          points=_points(series), svg=xy_chart(
             chart_id=slug, title=title,
             desc=("y: output_throughput (Σ output tokens ÷ window, output tokens only) ÷ accelerator count. "
                   "x: tok/s per user = per_stream_throughput when stated, else 1000 ÷ TPOT (ms), derived. "
@@ -175,11 +204,12 @@ def pareto_plots(data: SiteData) -> list[Plot]:
 
 
 def efficiency_plots(data: SiteData) -> list[Plot]:
-    """Efficiency vs the physical ceiling per arm, by (hardware, engine), against concurrency."""
+    """Efficiency vs the physical ceiling per arm against concurrency: one small plot per hardware, one series per
+    (engine, weight format, speculation), so no plot shares its colours among dozens of series."""
     if data.physics_note:
         return []
     arms = _arm_index(data)
-    series: dict[str, list[Point]] = defaultdict(list)
+    by_hw: dict[str, dict[str, list[Point]]] = defaultdict(lambda: defaultdict(list))
     unplotted = 0
     for record_id in sorted(data.physics):
         for arm_name, row in sorted(data.physics[record_id].items()):
@@ -187,29 +217,36 @@ def efficiency_plots(data: SiteData) -> list[Plot]:
             if arm is None or row.get("efficiency") is None:
                 continue
             conc = arm["concurrency"] or arm["batch_size"]
-            if not conc:
+            if not conc or not math.isfinite(float(conc)):
                 unplotted += 1
                 continue
-            name = f"{arm['accelerator']} · {arm['engine']}"
-            series[name].append(Point(
+            spec = f"{arm['spec_method']} k={_k(arm['spec_k'])}" if arm["spec_method"] else "no spec"
+            name = f"{arm['engine']} · {arm['weights'] or 'weights ?'} · {spec}"
+            by_hw[arm["accelerator"]][name].append(Point(
                 x=float(conc), y=float(row["efficiency"]) * 100.0,
-                label=f"{record_id} / {arm_name}: {float(row['efficiency']) * 100:.1f} % of ceiling",
+                label=(f"{record_id} / {arm_name}: {float(row['efficiency']) * 100:.1f} % of the "
+                       f"{row.get('bound_output_throughput') or 'ceiling'} on {row['efficiency_metric']}"),
                 href=RECORD_HREF.format(id=record_id),
             ))
-    if not series:
-        return []
-    title = "Measured throughput as a share of the physical ceiling"
-    ids = tuple(sorted({p.href for pts in series.values() for p in pts}))
-    return [Plot("efficiency", title, page="efficiency", records=_ids(ids), svg=xy_chart(
-        chart_id="efficiency", title=title,
-        desc=("y: measured output throughput ÷ the roofline ceiling of the physics model for the same hardware, "
-              "model, format and load (%). x: concurrency (batch size when concurrency is not stated), log2. "
-              f"{unplotted} arms with an efficiency but no stated concurrency or batch size are not plotted."),
-        x_axis=Axis("concurrency (requests in flight), log2 scale", log2=True),
-        y_axis=Axis("efficiency = measured ÷ ceiling (%)", low=0.0, include=(100.0,)),
-        series=[Series(n, tuple(p), line=False) for n, p in sorted(series.items())],
-        reference_y=100.0, reference_label="ceiling",
-    ))]
+    plots = []
+    for accel, series in sorted(by_hw.items()):
+        slug = _slug("efficiency", accel)
+        title = f"Measured throughput as a share of the physical ceiling: {accel}"
+        ids = tuple(sorted({p.href for pts in series.values() for p in pts}))
+        plots.append(Plot(slug, title, page="efficiency", records=_ids(ids), facets=(("hardware", accel),),
+                          points=_points(series), svg=xy_chart(
+            chart_id=slug, title=title,
+            desc=("y: measured result ÷ the roofline ceiling of the physics model for the same hardware, model, "
+                  "format and load (%; n/a arms — aggregate bound from compute alone, concurrency unknown — are "
+                  "left out). x: concurrency (batch size when concurrency is not stated), log2. One plot per "
+                  f"hardware. {unplotted} arms in the whole ledger with an efficiency but no stated concurrency or "
+                  "batch size are not plotted."),
+            x_axis=Axis("concurrency (requests in flight), log2 scale", log2=True),
+            y_axis=Axis("efficiency = measured ÷ ceiling (%)", low=0.0, include=(100.0,)),
+            series=[Series(n, tuple(p), line=False) for n, p in sorted(series.items())],
+            reference_y=100.0, reference_label="100 % = the physical ceiling",
+        )))
+    return plots
 
 
 def coverage_status(rows: list[dict[str, Any]]) -> str:
@@ -250,8 +287,10 @@ def metric_definitions() -> list[tuple[str, str, str]]:
 
 
 __all__ = [
+    "ACCEPTANCE_GROUPS",
     "COVERAGE_STYLES",
     "Plot",
+    "acceptance_group",
     "coverage_plot",
     "coverage_status",
     "efficiency_plots",

@@ -170,9 +170,11 @@ def xy_chart(
     height: int = 380,
 ) -> str:
     """A scatter/line chart with labelled axes, a legend below the plot and an optional horizontal reference."""
-    legend_rows = math.ceil(len(series) / 2)
     left, right, top, bottom = 70.0, 20.0, 36.0, 56.0
-    total_h = height + 18 * legend_rows
+    legend = [_wrap(s.name, LEGEND_CHARS) for s in series]
+    if reference_y is not None and reference_label:
+        legend.append(_wrap(reference_label, LEGEND_CHARS))
+    total_h = height + 8 + 16 * sum(len(lines) for lines in legend)
     xs = [p.x for s in series for p in s.points]
     ys = [p.y for s in series for p in s.points] + ([reference_y] if reference_y is not None else [])
     x_lo, x_hi, x_ticks = _axis_range(x_axis, xs)
@@ -212,9 +214,6 @@ def xy_chart(
         py = sy(reference_y)
         out.append(f'<line x1="{num(left)}" y1="{num(py)}" x2="{num(width - right)}" y2="{num(py)}" '
                    'stroke="#555555" stroke-dasharray="6 4"/>')
-        if reference_label:
-            out.append(f'<text x="{num(width - right - 4)}" y="{num(py - 4)}" text-anchor="end" '
-                       f'fill="#555555">{esc(reference_label)}</text>')
     for index, s in enumerate(series):
         colour = PALETTE[index % len(PALETTE)]
         shape = MARKERS[(index // len(PALETTE) + index) % len(MARKERS)]
@@ -228,12 +227,36 @@ def xy_chart(
             mark = _marker(shape, sx(p.x), sy(p.y), colour, f"<title>{esc(p.label)}</title>")
             out.append(f'<a href="{esc(p.href)}">{mark}</a>' if p.href else mark)
         out.append("</g>")
-        lx = left + (index % 2) * (width - left - right) / 2
-        ly = height + 18 * (index // 2) - 4
-        out.append(_marker(shape, lx + 5, ly - 4, colour))
-        out.append(f'<text x="{num(lx + 14)}" y="{num(ly)}">{esc(_clip(s.name, 48))}</text>')
+    ly = height + 8.0
+    for index, lines in enumerate(legend):
+        out.append(f'<g class="legend-entry" data-series="{esc(" ".join(lines))}">')
+        if index < len(series):
+            colour = PALETTE[index % len(PALETTE)]
+            out.append(_marker(MARKERS[(index // len(PALETTE) + index) % len(MARKERS)], left + 5, ly - 4, colour))
+        else:  # the reference line's entry: a dashed sample, never a label on the data
+            out.append(f'<line x1="{num(left - 2)}" y1="{num(ly - 4)}" x2="{num(left + 12)}" y2="{num(ly - 4)}" '
+                       'stroke="#555555" stroke-dasharray="4 2"/>')
+        for line in lines:
+            out.append(f'<text x="{num(left + 18)}" y="{num(ly)}">{esc(line)}</text>')
+            ly += 16
+        out.append("</g>")
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+LEGEND_CHARS = 80
+"""Legend text per line (12 px sans-serif in the 640 px chart); longer names wrap, never clip."""
+
+
+def _wrap(text: str, limit: int) -> list[str]:
+    """Words of ``text`` in lines of at most ``limit`` characters (a longer word gets a line of its own)."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= limit:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines or [""]
 
 
 def _clip(text: str, limit: int) -> str:

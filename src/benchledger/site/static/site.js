@@ -42,10 +42,16 @@
   }
 
   function initFilters(form) {
-    var table = document.getElementById(form.getAttribute("data-table"));
     var counter = document.getElementById(form.getAttribute("data-counter"));
-    if (!table || !table.tBodies.length) { return; }
-    var rows = Array.prototype.slice.call(table.tBodies[0].rows);
+    var noun = form.getAttribute("data-noun") || "experiments";
+    var rows;
+    if (form.hasAttribute("data-items")) {
+      rows = Array.prototype.slice.call(document.querySelectorAll(form.getAttribute("data-items")));
+    } else {
+      var table = document.getElementById(form.getAttribute("data-table"));
+      if (!table || !table.tBodies.length) { return; }
+      rows = Array.prototype.slice.call(table.tBodies[0].rows);
+    }
     var controls = Array.prototype.slice.call(form.querySelectorAll("[data-filter]"));
 
     function apply() {
@@ -62,7 +68,7 @@
         row.hidden = !visible;
         if (visible) { shown += 1; }
       });
-      if (counter) { counter.textContent = shown + " of " + rows.length + " experiments shown"; }
+      if (counter) { counter.textContent = shown + " of " + rows.length + " " + noun + " shown"; }
     }
 
     controls.forEach(function (control) {
@@ -76,6 +82,6 @@
 
   document.addEventListener("DOMContentLoaded", function () {
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), initSort);
-    Array.prototype.forEach.call(document.querySelectorAll("form.filters[data-table]"), initFilters);
+    Array.prototype.forEach.call(document.querySelectorAll("form.filters[data-table], form.filters[data-items]"), initFilters);
   });
 }());
