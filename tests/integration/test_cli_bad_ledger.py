@@ -72,3 +72,13 @@ def test_fmt_check_fails_on_crlf(mini_ledger: Path, tmp_path: Path) -> None:
     path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
     out = run_cli("fmt", "--check", "--ledger", str(copy))
     assert out.exit_code != 0 and "CRLF" in out.stderr
+
+
+def test_fmt_never_turns_a_string_into_a_number(mini_ledger: Path) -> None:
+    """``value: '47.0'`` is refused at its line (strict numbers), not rewritten to 47 (issue 11)."""
+    path = mini_ledger / BENCH
+    text = path.read_text(encoding="utf-8").replace("  - value: 24.06\n", "  - value: '24.06'\n", 1)
+    path.write_text(text, encoding="utf-8")
+    out = run_cli("fmt", "--ledger", str(mini_ledger))
+    assert out.exit_code == 2 and f"{path}:" in out.stderr
+    assert path.read_text(encoding="utf-8") == text
