@@ -45,3 +45,12 @@ def test_a_given_acceptance_length_replaces_the_ledgers() -> None:
     assert k4["origin"] == "input (--acceptance-length)" and k4["acceptance_length"] == 3.0
     assert result["acceptance"]["2"]["origin"].startswith("input AL 3 at k=4, converted")  # type: ignore[index]
     assert str(result["target"]).startswith("target 500 tok/s per stream: NOT met by any option")
+
+
+def test_the_issues_command_line_with_context() -> None:
+    """Issue #14's command reads ``--context`` (KV length during decode, as ``predict --context``)."""
+    for context, met in ((1000, True), (50000, False)):
+        out = run_cli(*ARGS, "--context", str(context), "--target-tok-s", "50")
+        assert out.exit_code == 0, out.stderr
+        verdict = str(json.loads(out.stdout)["target"])
+        assert ("NOT met" not in verdict) is met, verdict

@@ -139,9 +139,14 @@ def test_every_option_has_help_and_a_real_metavar() -> None:
 
 
 def test_predict_and_advise_do_not_share_a_name_with_two_meanings() -> None:
-    advise = run_cli("advise", "--help").stdout
-    assert "--input-tokens" in advise and "--context" not in advise
-    assert "KV length during decode" in run_cli("predict", "--help").stdout
+    # --context is the KV length during decode in both; advise's prompt length has its own name
+    for command in ("advise", "predict"):
+        text = " ".join(run_cli(command, "--help").stdout.split())
+        assert "--context" in text and "KV length during decode" in text, command
+    assert "--input-tokens" in run_cli("advise", "--help").stdout
+    both = run_cli("advise", "--model", "qwen3.8-27b", "--hardware", "intel-arc-pro-b60", "--output-tokens", "10",
+                   "--context", "1000", "--input-tokens", "1000")
+    assert both.exit_code == 2 and "exactly one of --input-tokens" in both.stderr
 
 
 def test_site_serve_default_port_is_no_engines_and_a_busy_port_is_one_line(mini_ledger: Path) -> None:

@@ -149,8 +149,10 @@ def _render_prediction(result: dict[str, Any]) -> None:
 def advise_cmd(
     model: str = typer.Option(..., "--model", help="Model id (models/)."),
     hardware: str = typer.Option(..., "--hardware", help="Accelerator id (accelerators/)."),
-    input_tokens: float = typer.Option(..., "--input-tokens", help="Prompt length, tokens (decode is modelled at "
-                                       "input + output/2 tokens of KV)."),
+    input_tokens: float | None = typer.Option(None, "--input-tokens", help="Prompt length, tokens (decode is "
+                                              "modelled at input + output/2 tokens of KV)."),
+    context: float | None = typer.Option(None, "--context", help="KV length during decode, tokens (as predict "
+                                         "--context); give it or --input-tokens."),
     output_tokens: int = typer.Option(..., "--output-tokens", min=1, help="Generated tokens per request."),
     concurrency: int = typer.Option(1, "--concurrency", min=1, help="Sequences decoding together."),
     devices: int = typer.Option(1, "--devices", min=1, help="Most devices to consider (1, 2, 4, … up to this)."),
@@ -178,9 +180,14 @@ def advise_cmd(
         raise typer.BadParameter(f"unknown --method {method!r}: one of {', '.join(METHODS)}")
     if acceptance_length is not None and not 1.0 <= acceptance_length <= k_max + 1:
         raise typer.BadParameter(f"--acceptance-length {acceptance_length:g} outside [1, k_max+1={k_max + 1}]")
+    if (input_tokens is None) == (context is None):
+        raise typer.BadParameter("give exactly one of --input-tokens (prompt length) or --context (KV length "
+                                 "during decode, as predict --context)")
     ledger = load(ledger_dir)
     model, hardware, engine, kv = resolve_ids(ledger, model=model, hardware=hardware, engine=engine, kv=kv)
-    req = AdviceRequest(model=model, hardware=hardware, context=input_tokens, output_tokens=output_tokens,
+    prompt = input_tokens if input_tokens is not None else (context if context is not None else 0.0)
+    req = AdviceRequest(model=model, hardware=hardware, context=prompt, decode_context=context,
+                        output_tokens=output_tokens,
                         concurrency=concurrency, devices=devices, target_tok_s=target_tok_s, engine=engine, kv=kv,
                         method=method, k_max=k_max, rates=_rates(acceptance), acceptance_length=acceptance_length,
                         temperature=temperature, verify_kernel=verify_kernel)

@@ -37,6 +37,8 @@ class AdviceRequest:
     temperature: float | None = None
     verify_kernel: str | None = None
     """``exact``, ``prefill`` or a factor φ (``inputs.with_verify_kernel``); None: the calibration's."""
+    decode_context: float | None = None
+    """KV length during decode, tokens (``predict --context``); None: ``context + output_tokens / 2``."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ class Advice:
 
 def advise_ledger(ledger: Ledger, req: AdviceRequest) -> Advice:
     """Rank the options of ``req`` (see the module docstring); raises ``MissingInputError`` for a bad model/part."""
-    decode_context = req.context + req.output_tokens / 2.0
+    decode_context = req.decode_context if req.decode_context is not None else req.context + req.output_tokens / 2.0
     known = {f.id for f in ledger.typed("format", Format) if "weights" in f.applies_to}
     formats: list[Scenario] = []
     skipped: list[str] = []
