@@ -6,6 +6,7 @@ unknown with its reason (``source omits`` / ``unchecked``), or absent ("not reco
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -76,6 +77,8 @@ def format_number(value: float | None, digits: int = 4) -> str:
         return "—"
     if float(value).is_integer() and abs(value) < 1e15:
         return str(int(value))
+    if math.isfinite(value) and 10**digits <= abs(value) < 1e15:
+        return str(round(value))  # 13214, not 1.321e+04
     return f"{value:.{digits}g}"
 
 

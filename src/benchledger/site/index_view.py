@@ -7,6 +7,7 @@ column is the range of derived speedups on that same metric (from the ``comparis
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from benchledger.schema import METRICS, Benchmark
@@ -47,11 +48,18 @@ class IndexRow:
     filters: dict[str, str]
 
     @property
+    def lead_cells(self) -> list[Shown]:
+        """The cells a reader compares first (visible at a 1366 px laptop width): hardware, speedup, efficiency."""
+        return [self.hardware, *(_num(s) for s in (self.speedup, self.efficiency))]
+
+    @property
     def cells(self) -> list[Shown]:
-        """The value cells between the model and audit columns, numeric ones right-aligned."""
-        numeric = (self.context, self.concurrency, self.headline, self.speedup, self.efficiency)
-        return [self.hardware, self.engine, self.weights, self.spec,
-                *(Shown(s.text, s.sort, s.title, f"num {s.css}".strip(), s.detail) for s in numeric)]
+        """The cells after the audit column, numeric ones right-aligned."""
+        return [_num(self.headline), self.spec, self.engine, self.weights, _num(self.context), _num(self.concurrency)]
+
+
+def _num(s: Shown) -> Shown:
+    return Shown(s.text, s.sort, s.title, f"num {s.css}".strip(), s.detail)
 
 
 def _range(values: list[float], unknown: list[str]) -> Shown:
@@ -60,9 +68,16 @@ def _range(values: list[float], unknown: list[str]) -> Shown:
             return Shown("unknown", "", "; ".join(sorted(set(unknown))), "unknown")
         return Shown("not recorded", "", "the record does not state it", "missing")
     lo, hi = min(values), max(values)
-    text = format_number(lo) if lo == hi else f"{format_number(lo)}–{format_number(hi)}"
+    text = _load(lo) if lo == hi else f"{_load(lo)}–{_load(hi)}"
     title = ("some arms: " + "; ".join(sorted(set(unknown)))) if unknown else ""
-    return Shown(text, format_number(hi), title)
+    if math.isinf(hi):
+        title = "offline = all requests at once (concurrency inf)" + (f"; {title}" if title else "")
+    return Shown(text, "1e300" if math.isinf(hi) else format_number(hi), title)
+
+
+def _load(value: float) -> str:
+    """A condition value; unbounded concurrency (``inf``: every request submitted at once) reads 'offline'."""
+    return "offline" if math.isinf(value) else format_number(value)
 
 
 def _numeric_condition(data: SiteData, record_id: str, name: str) -> Shown:
@@ -133,11 +148,19 @@ def _headline(data: SiteData, record_id: str) -> Shown:
         return Shown("no results", "", "", "missing")
     label = metric if stat == "value" else f"{metric} {stat}"
     definition = METRICS[metric].definition if metric in METRICS else ""
+    arms = data.arms.get(record_id, [])
+    arm = next((a for a in arms if a["arm"] == best["arm"]), None)
+    where = ""
+    if len(arms) > 1 and arm is not None:
+        conds = [f"in {format_number(arm['input_tokens'])}" if arm.get("input_tokens") is not None else "",
+                 f"conc {_load(float(arm['concurrency']))}" if arm.get("concurrency") is not None else ""]
+        where = f" · arm {best['arm']}" + (f" ({', '.join(c for c in conds if c)})" if any(conds) else "")
     return Shown(
         f"{format_number(best['value_canonical'])} {best['unit_canonical']}",
-        format_number(best["value_canonical"]),
+        # grouped by metric and unit, then by value: tok/s, req/s and ms never sort together
+        f"{metric} {best['unit_canonical']} {float(best['value_canonical']):020.6f}",
         f"best arm: {best['arm']}. {label}: {definition}",
-        detail=label,
+        detail=label + where,
     )
 
 

@@ -67,12 +67,13 @@ class PageRenderer:
         self.site = {"record_count": len(data.ledger), "digest": data.ledger_digest}
         self.kind_of = {r.id: KIND_FOLDERS[r.kind] for r in data.ledger}
         self.uses = uses(data.benchmarks)
+        self.rows = {b.id: build_index_row(data, b) for b in data.benchmarks}
 
     def _render(self, template: str, root: str, title: str, **context: Any) -> str:
         return self.env.get_template(template).render(root=root, page_title=title, site=self.site, **context)
 
     def index(self, downloads: list[Download]) -> Page:
-        rows = [build_index_row(self.data, b) for b in self.data.benchmarks]
+        rows = [self.rows[b.id] for b in self.data.benchmarks]
         filters = [{"key": key, "label": label, "options": _filter_values(rows, key)} for key, label in FILTERS]
         html = self._render("index.html", "", "Benchmark experiments", rows=rows, filters=filters,
                             downloads=downloads, headline_metrics=HEADLINE_METRICS)
@@ -116,7 +117,8 @@ class PageRenderer:
                 yield f"{KIND_FOLDERS[kind]}/{record.id}.html", self._render(
                     "reference.html", "../", record.title, record=record, kind_label=label,
                     facts=reference_facts(record, evidence), evidence=evidence, claims=claims, effects=effects,
-                    effect_rule=EFFECT_RULE, used_by=self.uses.get(record.id, []),
+                    effect_rule=EFFECT_RULE, used_by=[self.rows[r] for r in self.uses.get(record.id, [])
+                                                      if r in self.rows],
                     body=render_markdown(record.body), findings=self.data.findings.get(record.id, []),
                 )
 

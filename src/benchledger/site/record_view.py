@@ -98,8 +98,10 @@ def _cond_cell(cond: Condition | None, default_source: str, ev: Evidence | None)
 def _quantity_cell(q: Quantity | None, ev: Evidence | None) -> Cell:
     if q is None:
         return Cell(text="—", css="na", title="not stated for this arm")
-    title = q.quote or q.note or (q.formula or "")
-    return Cell(text=f"{format_scalar(q.value)} {q.unit}", css="num", title=title or "", evidence=ev.number if ev else 0)
+    title = f"{format_scalar(q.value)} {q.unit}"  # full precision on hover; 4 significant figures shown
+    source = q.quote or q.note or (q.formula or "")
+    return Cell(text=f"{format_number(q.value)} {q.unit}", css="num", title=f"{title}: {source}" if source else title,
+                evidence=ev.number if ev else 0)
 
 
 def build_record_view(data: SiteData, record: Benchmark) -> RecordView:

@@ -195,7 +195,7 @@ def xy_chart(
         px = sx(t)
         out.append(f'<line x1="{num(px)}" y1="{num(top)}" x2="{num(px)}" y2="{num(height - bottom)}" '
                    'stroke="#dddddd"/>')
-        out.append(f'<text x="{num(px)}" y="{num(height - bottom + 16)}" text-anchor="middle">'
+        out.append(f'<text x="{num(px)}" y="{num(height - bottom + 19)}" text-anchor="middle">'
                    f"{esc(tick_label(t, binary=x_axis.log2))}</text>")
     for t in y_ticks:
         py = sy(t)
@@ -205,7 +205,7 @@ def xy_chart(
     out.append(f'<rect x="{num(left)}" y="{num(top)}" width="{num(width - left - right)}" '
                f'height="{num(height - top - bottom)}" fill="none" stroke="#333333"/>')
     x_label = x_axis.label + (" (K = 1024)" if x_axis.log2 and x_ticks[-1] >= 1024 else "")
-    out.append(f'<text x="{num((left + width - right) / 2)}" y="{num(height - bottom + 36)}" '
+    out.append(f'<text x="{num((left + width - right) / 2)}" y="{num(height - bottom + 38)}" '
                f'text-anchor="middle">{esc(x_label)}</text>')
     mid_y = (top + height - bottom) / 2
     out.append(f'<text x="16" y="{num(mid_y)}" text-anchor="middle" transform="rotate(-90 16 {num(mid_y)})">'
