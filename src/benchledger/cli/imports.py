@@ -13,7 +13,8 @@ if TYPE_CHECKING:
     from benchledger.importers.common import ImportOptions
     from benchledger.importers.plan import WriteOutcome
 
-FORMAT_HELP = ("vllm-bench | benchledger-run | aiperf | guidellm | mlperf | autobench | inference-research")
+FORMAT_HELP = ("vllm-bench | benchledger-run | aiperf | guidellm | mlperf | autobench | inference-research | "
+               "mlperf-results (a stored git snapshot of an inference_results_vX.Y repository)")
 _STYLE = {"written": "green", "would-write": "cyan", "unchanged": "dim", "kept": "yellow"}
 
 
@@ -53,10 +54,11 @@ def import_cmd(
     dry_run: bool = typer.Option(False, "--dry-run", help="Build and check everything, write nothing."),
 ) -> None:
     """Import benchmark results of another tool or a public record set as draft records."""
-    from benchledger.importers import FORMATS, import_files
+    from benchledger.importers import FORMATS, SNAPSHOT_FORMATS, import_files
 
-    if fmt not in FORMATS:
-        raise typer.BadParameter(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}", param_hint="FORMAT")
+    if fmt not in FORMATS and fmt not in SNAPSHOT_FORMATS:
+        raise typer.BadParameter(f"unknown format {fmt!r}; expected one of {', '.join([*FORMATS, *SNAPSHOT_FORMATS])}",
+                                 param_hint="FORMAT")
     outcomes = import_files(fmt, paths, ledger, _options(source, id_prefix, model, engine, accelerator),
                             dry_run=dry_run)
     _render(outcomes, dry_run)

@@ -11,7 +11,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from benchledger.errors import LedgerError
-from benchledger.importers import aiperf, autobench, guidellm, inference_research, mlperf, vllm_bench
+from benchledger.importers import (
+    aiperf,
+    autobench,
+    guidellm,
+    inference_research,
+    mlperf,
+    mlperf_results,
+    vllm_bench,
+)
 from benchledger.importers.common import ImportOptions, InputFile, read_input
 from benchledger.importers.context import ImportContext
 from benchledger.importers.plan import ImportPlan, WriteOutcome, apply_plan, check_plan
@@ -31,19 +39,24 @@ FORMATS: dict[str, Builder] = {
     "inference-research": inference_research.build,
 }
 """Format name → builder. ``benchledger-run`` is benchledger's own ``summary.json`` (vLLM bench serve keys)."""
+SnapshotBuilder = Callable[[list[Path], ImportContext], None]
+SNAPSHOT_FORMATS: dict[str, SnapshotBuilder] = {"mlperf-results": mlperf_results.build_snapshots}
+"""Formats whose input is a stored repository snapshot (a git directory read at its commit), not files."""
 
 
 def plan_import(fmt: str, paths: Sequence[Path | str], ledger: Ledger, options: ImportOptions) -> ImportPlan:
     """Build and check the whole import in memory; raises before anything is written."""
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown import format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    files = [aiperf.expand_input(Path(p)) if fmt == "aiperf" else read_input(p) for p in paths]
+    if fmt not in FORMATS and fmt not in SNAPSHOT_FORMATS:
+        raise ValueError(f"unknown import format {fmt!r}; expected one of {', '.join([*FORMATS, *SNAPSHOT_FORMATS])}")
     resolver = ReferenceResolver(dict(ledger.records), overrides={
         "model": options.model, "engine": options.engine, "accelerator": options.accelerator})
     ctx = ImportContext(options=options, resolver=resolver)
     if options.source is not None:
         ledger.get(options.source)
-    FORMATS[fmt](files, ctx)
+    if fmt in SNAPSHOT_FORMATS:
+        SNAPSHOT_FORMATS[fmt]([Path(p) for p in paths], ctx)
+    else:
+        FORMATS[fmt]([aiperf.expand_input(Path(p)) if fmt == "aiperf" else read_input(p) for p in paths], ctx)
     ctx.plan.add(*resolver.placeholder_records())
     check_plan(ctx.plan, ledger.root, dict(ledger.records))
     return ctx.plan
@@ -74,4 +87,4 @@ def ingest_source_table(source_id: str, table_number: int, ledger_root: Path | s
     return apply_plan(ctx.plan, ledger.root, dry_run=dry_run)
 
 
-__all__ = ["FORMATS", "ImportOptions", "WriteOutcome", "import_files", "ingest_source_table", "plan_import"]
+__all__ = ["FORMATS", "SNAPSHOT_FORMATS", "ImportOptions", "WriteOutcome", "import_files", "ingest_source_table", "plan_import"]

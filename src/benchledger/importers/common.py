@@ -31,6 +31,8 @@ from benchledger.schema.provenance import Condition, UnknownReason
 RUNS_IMPORT_DIR = "runs/imports"
 """Run artifacts of measured imports live in ``<ledger>/runs/imports/<sha prefix>/``."""
 SHA_PREFIX = 12
+NOT_DEFAULTED = frozenset({"ttft_limit_ns", "tpot_limit_ns"})
+"""Condition fields that are absent when nothing imposes them (a latency limit), never filled as unknown."""
 ID_HASH_LEN = 8
 
 
@@ -148,7 +150,7 @@ def fill_omitted(model: BaseModel, note: str = "", *, skip: Collection[str] = ()
 
     ``skip`` names fields every arm states (they stay absent at the record level)."""
     for name, info in type(model).model_fields.items():
-        if getattr(model, name) is not None or name in skip:
+        if getattr(model, name) is not None or name in skip or name in NOT_DEFAULTED:
             continue
         if name == "parallelism":
             setattr(model, name, Parallelism(tp=Unknown(unknown=reason, note=note)))

@@ -53,6 +53,23 @@ def coverage_markdown(con: duckdb.DuckDBPyConnection) -> str:
                count(*) FILTER (WHERE reason = 'unchecked') AS unchecked,
                count(*) FILTER (WHERE status = 'absent') AS absent
         FROM conditions GROUP BY condition ORDER BY condition"""))
+    parts.append(_table(con, "## Source families\n\nMLCommons: the `mlperf-results` import (one source per submitted "
+                        "system, its files stored whole); others by source type.\n\n", """
+        WITH fam AS (SELECT id, CASE WHEN publisher LIKE 'MLCommons%' THEN 'MLCommons MLPerf results'
+                                     ELSE source_type END AS family FROM sources)
+        SELECT f.family, count(DISTINCT f.id) AS sources, count(DISTINCT b.id) AS experiments
+        FROM fam f LEFT JOIN benchmarks b ON list_contains(b.sources, f.id)
+        GROUP BY f.family ORDER BY sources DESC, f.family"""))
+    parts.append(_table(con, "## Accelerator families (vendor, architecture)\n\n", """
+        SELECT trim(lower(coalesce(x.vendor, 'unknown') || ' ' || coalesce(x.architecture, ''))) AS family,
+               count(DISTINCT a.accelerator) AS accelerators, count(DISTINCT a.record_id) AS experiments,
+               count(*) AS arms
+        FROM arms a LEFT JOIN accelerators x ON x.id = a.accelerator
+        GROUP BY family ORDER BY arms DESC, family"""))
+    parts.append(_table(con, "## Model families (model id less its size suffix)\n\n", """
+        SELECT regexp_replace(model, '-[0-9.]+[bm](-.*)?$', '') AS family, count(DISTINCT model) AS models,
+               count(DISTINCT record_id) AS experiments, count(*) AS arms
+        FROM arms GROUP BY family ORDER BY arms DESC, family"""))
     parts.append(_table(con, "## Hardware\n\n", """
         SELECT a.accelerator, coalesce(x.vendor, '') AS vendor, count(DISTINCT a.record_id) AS experiments,
                count(*) AS arms, count(*) FILTER (WHERE a.spec_method IS NOT NULL) AS spec_arms

@@ -25,6 +25,7 @@ from benchledger.perfmodel.predict import Params, Prediction, Scenario, predict
 from benchledger.perfmodel.roofline import Efficiency
 from benchledger.perfmodel.specdec import FREE_METHODS
 from benchledger.schema import Arm, Benchmark, Calibration, HistoryEntry, Quantity, Result
+from benchledger.schema.units import conversion
 
 FORMULA = "benchledger.perfmodel.calibrate.fit"
 METRIC_PRIORITY = ("tpot", "per_stream_throughput", "output_throughput")
@@ -94,7 +95,7 @@ def observations(
             if built.scenario is None:
                 skipped.append((ref, built.reason))
                 continue
-            value = float(result.value) * (1000.0 if result.metric == "tpot" and result.unit == "s" else 1.0)
+            value = float(result.value) * ((conversion(result.unit, "ms") or 1.0) if result.metric == "tpot" else 1.0)
             usable.append(Observation(ref, built.scenario, result.metric, value, arm_sources(record, arm),
                                       built.assumed))
     return usable, skipped

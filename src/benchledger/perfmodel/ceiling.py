@@ -32,6 +32,7 @@ from benchledger.schema import (
     effective_subject,
     effective_workload,
 )
+from benchledger.schema.units import conversion
 
 THROUGHPUT_METRICS = ("output_throughput", "per_stream_throughput")
 LATENCY_METRICS = ("tpot",)
@@ -244,7 +245,10 @@ def result_efficiency(ceiling: Ceiling, result: Result) -> tuple[float, float] |
         return None
     value = float(result.value)
     if result.metric in LATENCY_METRICS:
-        value = value * 1000.0 if result.unit == "s" else value
+        factor = conversion(result.unit, "ms")
+        if factor is None:
+            return None
+        value = value * factor
         return 100.0 * bound / value, bound
     return 100.0 * value / bound, bound
 

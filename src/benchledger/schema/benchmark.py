@@ -78,6 +78,10 @@ class WorkloadOverride(StrictModel):
     max_model_len: Condition | None = None
     dataset: Condition | None = None
     ignore_eos: Condition | None = None
+    ttft_limit_ns: Condition | None = Field(default=None, description="p99 TTFT limit the result holds under, "
+                                            "ns (MLPerf Server/Interactive); absent when none applies.")
+    tpot_limit_ns: Condition | None = Field(default=None, description="p99 TPOT limit the result holds under, "
+                                            "ns (MLPerf Server/Interactive); absent when none applies.")
 
 
 class Workload(WorkloadOverride):

@@ -25,6 +25,7 @@ UNITS: dict[str, UnitInfo] = {
     u.name: u
     for u in (
         UnitInfo("s", "time"), UnitInfo("ms", "time", 1e-3), UnitInfo("us", "time", 1e-6),
+        UnitInfo("ns", "time", 1e-9),
         UnitInfo("ms per draft step", "time", 1e-3),
         UnitInfo("tok/s", "token-rate"), UnitInfo("tok/s/user", "token-rate"),
         UnitInfo("req/s", "request-rate"),
@@ -49,6 +50,7 @@ QUOTE_SPELLINGS: dict[str, str] = {
     **{s: "s" for s in ("s", "sec", "secs", "second", "seconds")},
     **{s: "ms" for s in ("ms", "msec", "millisecond", "milliseconds")},
     **{s: "us" for s in ("us", "µs", "μs", "microseconds")},
+    **{s: "ns" for s in ("ns", "nanoseconds")},
     **{s: "tok/s" for s in ("tok/s", "tokens/s", "token/s", "tok/sec", "tokens/sec", "t/s", "tokens per second")},
     "tok/s/user": "tok/s/user",
     "req/s": "req/s",

@@ -39,7 +39,7 @@ SETUP_FIELDS: tuple[tuple[str, str], ...] = (
     ("subject", "kv_cache"), ("subject", "engine_flags"), ("subject", "image"), ("subject", "host"),
     ("workload", "num_prompts"), ("workload", "max_seconds"), ("workload", "temperature"),
     ("workload", "prefix_caching"), ("workload", "max_model_len"), ("workload", "dataset"),
-    ("workload", "ignore_eos"),
+    ("workload", "ignore_eos"), ("workload", "ttft_limit_ns"), ("workload", "tpot_limit_ns"),
 )
 
 

@@ -21,11 +21,16 @@ PATTERNS: dict[str, tuple[tuple[str, ...], re.Pattern[str]]] = {
 }
 
 
+_ANY_PREFIX = re.compile("|".join(re.escape(p) for prefixes, _ in PATTERNS.values() for p in prefixes))
+"""One pass over a text for every pattern's prefixes (most texts have none, and are then done)."""
+
 RUN_FILE_MAX_BYTES = 64 << 20
 """Run files larger than this are read only this far (raw request logs can be large)."""
 
 
 def _suspect(text: str) -> tuple[str, str] | None:
+    if not _ANY_PREFIX.search(text):
+        return None
     for label, (prefixes, pattern) in PATTERNS.items():
         if not any(prefix in text for prefix in prefixes):
             continue

@@ -1,0 +1,63 @@
+"""How MLPerf's names map to ledger ids: benchmarks → models, accelerator names → accelerators, framework text →
+engines, ``weight_data_types`` → formats. Only exact, stated names map; anything else stays unmatched (the
+importer then uses the placeholder id or ``unknown`` with the stated text as the reason).
+"""
+
+from __future__ import annotations
+
+import re
+
+MODELS: dict[str, str] = {
+    "llama2-70b-99": "llama-2-70b", "llama2-70b-99.9": "llama-2-70b",
+    "llama3.1-405b": "llama-3.1-405b", "llama3.1-8b": "llama-3.1-8b", "llama3.1-8b-edge": "llama-3.1-8b",
+    "mixtral-8x7b": "mixtral-8x7b", "deepseek-r1": "deepseek-r1", "gptj-99": "gpt-j-6b", "gptj-99.9": "gpt-j-6b",
+    "gpt-oss-120b": "gpt-oss-120b",
+    # open division: the submitter's model variant, same base model (named by the benchmark folder)
+    "llama3_1-8b": "llama-3.1-8b", "llama3_1-8b-edge": "llama-3.1-8b", "llama3_1-405b": "llama-3.1-405b",
+    "llama3_1-70b-fp8_dyn": "llama-3.1-70b", "llama3_1-70b-fp8_pre": "llama-3.1-70b",
+    "llama3_1-70b-fp8_trtllm": "llama-3.1-70b", "llama2-70b-fp8_quark": "llama-2-70b",
+}
+"""Benchmark folder → model id. Not mapped (their weights are not the base model's): ``*_pruned``, ``*_finetuned``."""
+
+LLM_BENCHMARK = re.compile(r"^(llama|mixtral|deepseek|gptj|gpt-oss)")
+"""Benchmark folders that are LLMs (whisper, stable diffusion, dlrm, resnet, … are not imported)."""
+
+SAMPLE_METRIC_BENCHMARKS = ("gptj-99", "gptj-99.9")
+"""Benchmarks whose MLPerf metric is samples/s (LoadGen prints tokens/s only as '(inferred)' for them)."""
+
+ACCELERATORS: dict[str, str] = {
+    "AMD Instinct MI300X-NPS1-SPX-192GB-750W": "amd-mi300x", "AMD MI300X-NPS1-SPX-192GB-750W": "amd-mi300x",
+    "AMD Instinct MI300X 192GB HBM3": "amd-mi300x", "AMD Instinct MI325X 256GB HBM3e": "amd-mi325x",
+    "AMD Instinct MI355X 288GB HBM3e": "amd-mi355x",
+    "NVIDIA B200-SXM-180GB": "nvidia-b200", "NVIDIA GeForce RTX 4090": "nvidia-rtx-4090",
+    "NVIDIA H100-NVL-94GB": "nvidia-h100-nvl", "NVIDIA H100-PCIe-80GB": "nvidia-h100-pcie",
+    "NVIDIA H100-SXM-80GB": "nvidia-h100-sxm", "NVIDIA H200-SXM-141GB": "nvidia-h200",
+    "NVIDIA H200-SXM-141GB-CTS": "nvidia-h200", "Virtualized NVIDIA H200-SXM-141GB": "nvidia-h200",
+    "NVIDIA L40S": "nvidia-l40s",
+    "NVIDIA GH200 Grace Hopper Superchip 96GB": "nvidia-gh200-96gb",
+    "NVIDIA GH200 Grace Hopper Superchip 144GB": "nvidia-gh200-144gb",
+    "NVIDIA GB200": "nvidia-gb200", "NVIDIA GB300": "nvidia-gb300", "NVIDIA H200-NVL-141GB": "nvidia-h200-nvl",
+    "NVIDIA Jetson AGX Orin 64G": "nvidia-jetson-agx-orin-64gb", "NVIDIA Jetson AGX Thor 128G": "nvidia-jetson-agx-thor",
+    "NVIDIA RTX PRO 6000 Blackwell Server Edition": "nvidia-rtx-pro-6000-server",
+}
+"""``accelerator_model_name`` exactly as written → accelerator id. A dual-GPU card, a mixed system or ``N/A``
+(CPU only) is not mapped."""
+
+ENGINES: tuple[tuple[str, str], ...] = (
+    ("tensorrt-llm", "tensorrt-llm"), ("trt-llm", "tensorrt-llm"), ("sglang", "sglang"), ("vllm", "vllm"),
+    ("tensorrt", "tensorrt"), ("pytorch", "pytorch"),
+)
+"""The first name (case-insensitive) the ``framework`` text contains → engine id (vLLM before PyTorch: a vLLM
+stack lists both). TensorRT is NVIDIA's named framework; the system file does not say TensorRT-LLM."""
+
+FORMATS: dict[str, str] = {"fp16": "fp16", "bf16": "bf16", "fp8": "fp8", "int8": "int8", "int4": "int4",
+                           "mxfp4": "mxfp4", "fp4": "fp4"}
+"""``weight_data_types`` (lower-cased) → format id. ``UNSET``, ``UINT4`` and lists stay unknown with the text."""
+
+
+def engine_of(framework: str) -> str | None:
+    low = framework.lower()
+    return next((eid for name, eid in ENGINES if name in low), None)
+
+
+__all__ = ["ACCELERATORS", "ENGINES", "FORMATS", "LLM_BENCHMARK", "MODELS", "SAMPLE_METRIC_BENCHMARKS", "engine_of"]

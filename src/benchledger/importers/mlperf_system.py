@@ -1,0 +1,93 @@
+"""An MLPerf system description (``systems/<system>.json``) and measurements JSON: fields with their lines.
+
+Each condition taken from these files is quoted with its own line (``"framework": "vLLM 0.5.2",``); a field that
+is not on a line of its own cannot be quoted and becomes ``unknown`` with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from benchledger.errors import ImportFormatError
+from benchledger.importers import mlperf_catalog as catalog
+from benchledger.importers.common import known
+from benchledger.importers.git_snapshot import StoredFile
+from benchledger.schema import Subject, SubjectOverride, Unknown
+from benchledger.schema.provenance import Condition
+
+
+class JsonFile:
+    """A flat JSON object and the line each key stands on."""
+
+    def __init__(self, file: StoredFile, source_id: str) -> None:
+        self.path, self.source_id = file.path, source_id
+        try:
+            data = json.loads(file.text)
+        except ValueError as exc:
+            raise ImportFormatError(file.path, "", f"not JSON ({exc})") from None
+        if not isinstance(data, dict):
+            raise ImportFormatError(file.path, "", "expected a JSON object")
+        self.data: dict[str, Any] = data
+        self.lines = file.text.splitlines()
+
+    def get(self, key: str) -> str:
+        value = self.data.get(key)
+        return "" if value is None else str(value).strip()
+
+    def quote(self, key: str) -> str | None:
+        pattern = re.compile(r'^\s*"' + re.escape(key) + r'"\s*:')
+        hits = [ln.strip() for ln in self.lines if pattern.match(ln)]
+        return hits[0] if len(hits) == 1 else None
+
+    def condition(self, key: str, value: str | int | float, note: str = "") -> Condition:
+        quote = self.quote(key)
+        if quote is None:
+            return Unknown(unknown="unchecked", note=f"{key} {self.get(key)!r} is not on a line of its own in "
+                           f"{self.path}")
+        return known(value, quote, self.source_id, note=note)
+
+
+class SystemFile(JsonFile):
+    """``systems/<system>.json``: host, accelerators, framework."""
+
+    def fill_subject(self, subject: Subject) -> None:
+        framework = self.get("framework")
+        if framework:
+            subject.engine_version = self.condition("framework", framework, note="MLPerf `framework` field")
+        host = self.get("host_processor_model_name")
+        if host:
+            subject.host = self.condition("host_processor_model_name", host,
+                                          note=f"host_processors_per_node {self.get('host_processors_per_node')}")
+        subject.accelerator_count = self._count()
+
+    def _count(self) -> Condition:
+        per_node, nodes = self.get("accelerators_per_node"), self.get("number_of_nodes") or "1"
+        name = self.get("accelerator_model_name")
+        if not per_node.isdigit() or int(per_node) == 0:
+            return Unknown(unknown="unchecked", note=f"accelerators_per_node {per_node!r} "
+                           f"(accelerator {name!r}): no accelerator count")
+        if name not in catalog.ACCELERATORS:
+            return Unknown(unknown="unchecked", note=f"{per_node} × {name!r} per node: the part is not one "
+                           "ledger accelerator (a dual-GPU card, a mixed system, or unmatched)")
+        if nodes != "1":
+            return Unknown(unknown="unchecked", note=f"accelerators_per_node {per_node} × number_of_nodes "
+                           f"{nodes}: a product, which a quoted condition cannot state")
+        return self.condition("accelerators_per_node", int(per_node), note="number_of_nodes 1")
+
+
+def weights_condition(file: StoredFile, source_id: str, formats: set[str]) -> SubjectOverride:
+    """The weight format an arm's measurements JSON states (``weight_data_types``), when ``formats`` (the
+    target ledger's format ids) holds it."""
+    js = JsonFile(file, source_id)
+    stated = js.get("weight_data_types")
+    fid = catalog.FORMATS.get(stated.lower())
+    if fid is None or fid not in formats:
+        return SubjectOverride(weights=Unknown(unknown="unchecked", note=f"weight_data_types {stated!r} "
+                                               "is not one format of this ledger"))
+    return SubjectOverride(weights=js.condition("weight_data_types", fid,
+                                                note=f"weight_data_types {stated!r} → format {fid}"))
+
+
+__all__ = ["JsonFile", "SystemFile", "weights_condition"]

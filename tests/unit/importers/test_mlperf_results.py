@@ -1,0 +1,136 @@
+"""mlperf-results importer: a real git snapshot (built here from files copied out of inference_results_v4.1/v5.1)
+→ one source per system storing its files whole, one experiment per system × LLM benchmark, scenario arms."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from tests.unit.importers.support import audit_errors, options, snapshot
+
+from benchledger.errors import ImportFormatError
+from benchledger.importers import import_files
+from benchledger.importers.stored_files import stored_files
+from benchledger.ledger.io import write_record
+from benchledger.ledger.store import Ledger
+from benchledger.schema import Benchmark, Engine, Format, Known, ModelArch, Source, Unknown
+from benchledger.schema.reference import Accelerator
+
+TREE = "mlperf_results"
+URL = "https://github.com/mlcommons/inference_results_v9.9"
+AMD = "closed/AMD/results/8xMI300X_2xEPYC_9575F/llama2-70b-99"
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.org", "GIT_AUTHOR_DATE": "2025-09-09T12:00:00Z",
+           "GIT_COMMITTER_DATE": "2025-09-09T12:00:00Z"}
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env,
+                          timeout=60).stdout
+
+
+@pytest.fixture
+def repo(fixtures: Path, tmp_path: Path) -> Path:
+    root = tmp_path / "snapshot"
+    shutil.copytree(fixtures / TREE, root)
+    _git(root, "init", "-q")
+    _git(root, "config", "core.autocrlf", "false")
+    _git(root, "remote", "add", "origin", URL + ".git")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "results")
+    return root
+
+
+def _references(root: Path) -> None:
+    u = Unknown(unknown="unchecked", note="test reference")
+    for mid in ("llama-2-70b", "gpt-j-6b"):
+        write_record(root, ModelArch(kind="model", id=mid, title=mid, name=mid, hidden_size=u,
+                                     layers_full_attention=u, num_heads=u, num_kv_heads=u, head_dim=u, vocab_size=u,
+                                     params_total=u))
+    for eid in ("vllm", "pytorch"):
+        write_record(root, Engine(kind="engine", id=eid, title=eid, name=eid))
+    write_record(root, Accelerator(kind="accelerator", id="amd-mi300x", title="MI300X", name="MI300X",
+                                   vendor="amd", memory_gb=u, memory_bandwidth_gbs=u))
+    write_record(root, Format(kind="format", id="fp8", title="fp8", name="fp8", applies_to=["weights"],
+                              bits_per_element=u, bytes_per_param=u))
+
+
+def _benchmarks(root: Path) -> dict[str, Benchmark]:
+    out = {}
+    for r in Ledger.load(root).of_kind("benchmark"):
+        assert isinstance(r, Benchmark)
+        match = re.search(r": (\S+) .*, ([^,]+) \([^)]*\)$", r.title)
+        assert match, r.title
+        out[f"{match[2]}@{match[1]}"] = r
+    return out
+
+
+def test_systems_benchmarks_and_scenarios(repo: Path, ledger_dir: Path) -> None:
+    _references(ledger_dir)
+    import_files("mlperf-results", [repo], ledger_dir, options())
+    records = _benchmarks(ledger_dir)
+    assert sorted(records) == ["gptj-99@Cisco", "llama2-70b-99@AMD"]  # resnet50 is not an LLM
+    llama = records["llama2-70b-99@AMD"]
+    assert [a.name for a in llama.arms] == ["offline", "server"]  # Interactive is INVALID: not imported
+    server = next(a for a in llama.arms if a.name == "server")
+    got = {(r.metric, r.stat): (r.value, r.unit) for r in server.results}
+    assert got[("output_throughput", "value")] == (24593.77, "tok/s")
+    assert got[("ttft", "p99")] == (1914647645, "ns") and got[("tpot", "p99")] == (193380124, "ns")
+    assert server.workload is not None and isinstance(server.workload.tpot_limit_ns, Known)
+    assert server.workload.tpot_limit_ns.value == 200000000 and server.workload.scenario == "request-rate"
+    assert llama.subject.engine == "vllm" and llama.subject.accelerator == "amd-mi300x"
+    assert getattr(llama.subject.accelerator_count, "value", None) == 8
+    assert getattr(llama.subject.weights, "value", None) == "fp8"
+    gptj = records["gptj-99@Cisco"]
+    assert gptj.subject.accelerator == "unknown-accelerator"  # a CPU-only system: accelerator 'N/A'
+    assert isinstance(gptj.subject.accelerator_count, Unknown)
+    assert next((r.metric, r.unit) for r in gptj.arms[0].results) == ("request_throughput", "req/s")
+    assert audit_errors(ledger_dir) == []
+
+
+def test_sources_store_each_file_whole(repo: Path, ledger_dir: Path) -> None:
+    _references(ledger_dir)
+    import_files("mlperf-results", [repo], ledger_dir, options())
+    sources = [r for r in Ledger.load(ledger_dir).of_kind("source") if isinstance(r, Source)]
+    assert len(sources) == 2
+    blobs = {}
+    for source in sources:
+        for path, block in stored_files(source.body).items():
+            blobs[path] = block
+            data = (repo / path).read_bytes()
+            assert block.intact and block.sha256 == hashlib.sha256(data).hexdigest()
+            assert block.text.encode() == data  # CRLF and a missing final newline survive (Cisco system JSON)
+    assert f"{AMD}/Interactive/performance/run_1/mlperf_log_summary.txt" not in blobs
+    amd = next(s for s in sources if "AMD" in s.title)
+    assert "result is not VALID" in amd.body and str(amd.url).startswith(URL + "/tree/")
+
+
+def test_reimport_is_idempotent(repo: Path, ledger_dir: Path) -> None:
+    _references(ledger_dir)
+    import_files("mlperf-results", [repo], ledger_dir, options())
+    before = snapshot(ledger_dir)
+    outcomes = import_files("mlperf-results", [repo], ledger_dir, options())
+    assert {o.status for o in outcomes} == {"unchanged"} and snapshot(ledger_dir) == before
+
+
+def test_not_a_snapshot_writes_nothing(tmp_path: Path, ledger_dir: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    before = snapshot(ledger_dir)
+    with pytest.raises(ImportFormatError, match="not a readable git snapshot"):
+        import_files("mlperf-results", [plain], ledger_dir, options())
+    assert snapshot(ledger_dir) == before
+
+
+def test_valid_summary_without_throughput_is_an_error(repo: Path, ledger_dir: Path) -> None:
+    path = repo / f"{AMD}/Offline/performance/run_1/mlperf_log_summary.txt"
+    path.write_text("\n".join(ln for ln in path.read_text().splitlines() if "per second" not in ln) + "\n")
+    _git(repo, "commit", "-q", "-am", "drop the throughput lines")
+    with pytest.raises(ImportFormatError, match="without its throughput line"):
+        import_files("mlperf-results", [repo], ledger_dir, options())
+    assert not (ledger_dir / "benchmarks").exists()
