@@ -55,7 +55,7 @@ def _references(root: Path) -> None:
     for eid in ("vllm", "pytorch"):
         write_record(root, Engine(kind="engine", id=eid, title=eid, name=eid))
     write_record(root, Accelerator(kind="accelerator", id="amd-mi300x", title="MI300X", name="MI300X",
-                                   vendor="amd", memory_gb=u, memory_bandwidth_gbs=u))
+                                   vendor="AMD", memory_gb=u, memory_bandwidth_gbs=u))
     write_record(root, Format(kind="format", id="fp8", title="fp8", name="fp8", applies_to=["weights"],
                               bits_per_element=u, bytes_per_param=u))
 
