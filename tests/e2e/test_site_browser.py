@@ -40,13 +40,13 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
          "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars")
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
+def chrome(profile: Path, size: tuple[int, int]) -> Iterator[webdriver.Chrome]:
+    """A headless Chromium with its own empty profile at window ``size``; quit when the generator closes."""
     options = webdriver.ChromeOptions()
     for flag in FLAGS:
         options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
-    options.add_argument("--window-size=1400,1000")
+    options.add_argument(f"--user-data-dir={profile}")
+    options.add_argument(f"--window-size={size[0]},{size[1]}")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
     driver.set_page_load_timeout(30)
@@ -54,6 +54,11 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chro
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
+    yield from chrome(tmp_path_factory.mktemp("chromium-profile"), (1400, 1000))
 
 
 def _serve(site: Path) -> Iterator[str]:

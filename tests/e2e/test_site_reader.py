@@ -10,10 +10,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
-from test_site_browser import CHROMEDRIVER, FLAGS, _serve, console_errors, screenshot, webdriver
+from test_site_browser import _serve, chrome, console_errors, screenshot, webdriver
 
 from benchledger.ledger.paths import bundled_ledger_dir
 from benchledger.site import build_site
@@ -39,18 +38,7 @@ return hits.length;
 
 @pytest.fixture(scope="module")
 def laptop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
-    options = webdriver.ChromeOptions()
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile-laptop')}")
-    options.add_argument(f"--window-size={LAPTOP[0]},{LAPTOP[1]}")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-    driver.set_page_load_timeout(30)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+    yield from chrome(tmp_path_factory.mktemp("chromium-profile-laptop"), LAPTOP)
 
 
 @pytest.fixture(scope="module")

@@ -11,27 +11,12 @@ from typing import Any
 
 import yaml
 
-FAKE = Path(__file__).resolve().parents[1] / "fakes" / "openai_server.py"
+from fakes.sweep_server import fake_sweep
 
 
 def sweep(tmp: Path, **changes: Any) -> Path:
-    data: dict[str, Any] = {
-        "name": "modes",
-        "references": "demo",
-        "vars": {"fake": str(FAKE)},
-        "servers": {"fake": {
-            "launch": "{python} {fake} --port {port} --ready-file {out}/ready-{cell}-{port} --ttft 0.02 {flags}",
-            "served_model": "tiny-llama-random", "ready_timeout_s": 60,
-            # the fake's speculative steps carry 2 tokens per 10 ms: per-token speed as the baseline's, a speedup
-            # within what the acceptance length allows (arms.speedup-exceeds-acceptance)
-            "per_value": {"spec": {"none": {"flags": ""},
-                                   "draft-model:2": {"flags": "--k 2 --accept-pattern 1 --step 0.01"}}},
-            "ledger": {"model": "tiny-llama-random", "engine": "llama-cpp", "accelerator": "cpu-host",
-                       "accelerator_count": 1, "weights": "f32", "tp": 1}}},
-        "matrix": {"axes": {"spec": ["none", "draft-model:2"]}},
-        "client": {"input_tokens": [16], "output_tokens": [8], "concurrency": [1], "num_prompts": 2, "warmup": 0,
-                   "max_seconds": 60, "timeout_s": 30},
-    }
+    data = fake_sweep("modes", ttft=0.02, axes={"spec": ["none", "draft-model:2"]},
+                      client={"concurrency": [1], "num_prompts": 2})
     for key, value in changes.items():
         section, _, field = key.partition("__")
         if field:

@@ -17,27 +17,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-FAKE = Path(__file__).resolve().parents[1] / "fakes" / "openai_server.py"
+from fakes.sweep_server import fake_sweep
 
 
 def sweep_file(tmp: Path) -> Path:
-    data = {
-        "name": "resume-test",
-        "references": "demo",
-        "vars": {"fake": str(FAKE)},
-        "servers": {"fake": {
-            "launch": "{python} {fake} --port {port} --ready-file {out}/ready-{cell}-{port} --ttft 0.25 {flags}",
-            "served_model": "tiny-llama-random", "ready_timeout_s": 60,
-            # the fake's speculative steps carry 2 tokens per 10 ms: per-token speed as the baseline's, a speedup
-            # within what the acceptance length allows (arms.speedup-exceeds-acceptance)
-            "per_value": {"spec": {"none": {"flags": ""},
-                                   "draft-model:2": {"flags": "--k 2 --accept-pattern 1 --step 0.01"}}},
-            "ledger": {"model": "tiny-llama-random", "engine": "llama-cpp", "accelerator": "cpu-host",
-                       "accelerator_count": 1, "weights": "f32", "tp": 1}}},
-        "matrix": {"axes": {"variant": ["a", "b"], "spec": ["none", "draft-model:2"]}},
-        "client": {"input_tokens": [16], "output_tokens": [8], "concurrency": [1, 2], "num_prompts": 4, "warmup": 0,
-                   "max_seconds": 60, "timeout_s": 30},
-    }
+    data = fake_sweep("resume-test", ttft=0.25, axes={"variant": ["a", "b"], "spec": ["none", "draft-model:2"]},
+                      client={"concurrency": [1, 2], "num_prompts": 4})
     path = tmp / "s.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     return path
