@@ -18,7 +18,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from benchledger.ledger.store import Ledger
-from benchledger.perfmodel.calibrate_prefill import PrefillObservation, fit_prefill, prefill_observations
+from benchledger.perfmodel.calibrate_prefill import (
+    PrefillObservation,
+    first_central_result,
+    fit_prefill,
+    prefill_observations,
+)
 from benchledger.perfmodel.fitting import nelder_mead
 from benchledger.perfmodel.inputs import AcceptanceLookup, arm_scenario
 from benchledger.perfmodel.predict import Params, Prediction, Scenario, predict
@@ -53,11 +58,7 @@ class Observation:
 
 def measured(arm: Arm) -> Result | None:
     """The arm's decode-speed result used for fitting (first metric in ``METRIC_PRIORITY``)."""
-    for metric in METRIC_PRIORITY:
-        for result in arm.results:
-            if result.metric == metric and result.stat in ("value", "mean", "median", "p50") and result.value > 0:
-                return result
-    return None
+    return first_central_result(arm, METRIC_PRIORITY)
 
 
 def predicted(prediction: Prediction, metric: str) -> float:

@@ -20,6 +20,7 @@ from benchledger.perfmodel.predict import Scenario
 from benchledger.perfmodel.prefill import prefill_time
 from benchledger.perfmodel.roofline import Efficiency
 from benchledger.schema import Arm, Benchmark, Result, effective_workload
+from benchledger.schema.metrics import CENTRAL_STATS
 
 PREFILL_METRICS = ("ttft", "prefill_throughput")
 PREFILL_CEILING = Efficiency(eta_m=1.0, eta_c=1.0, t0=0.0, eta_prefill=1.0, t0_prefill=0.0, allreduce_latency=0.0,
@@ -45,13 +46,18 @@ class PrefillObservation:
         return self.scenario.hardware.id, self.scenario.engine or "unknown"
 
 
-def prefill_result(arm: Arm) -> Result | None:
-    """The arm's TTFT (preferred) or prefill-throughput result."""
-    for metric in PREFILL_METRICS:
+def first_central_result(arm: Arm, metrics: tuple[str, ...]) -> Result | None:
+    """The arm's first positive central result (``CENTRAL_STATS``) of the first of ``metrics`` it has."""
+    for metric in metrics:
         for r in arm.results:
-            if r.metric == metric and r.stat in ("value", "mean", "median", "p50") and r.value > 0:
+            if r.metric == metric and r.stat in CENTRAL_STATS and r.value > 0:
                 return r
     return None
+
+
+def prefill_result(arm: Arm) -> Result | None:
+    """The arm's TTFT (preferred) or prefill-throughput result."""
+    return first_central_result(arm, PREFILL_METRICS)
 
 
 def predicted_prefill(o: PrefillObservation, eff: Efficiency) -> float:

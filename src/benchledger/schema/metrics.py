@@ -29,6 +29,8 @@ MetricName = Literal[
     "energy_per_token",
 ]
 Stat = Literal["value", "mean", "median", "p50", "p90", "p95", "p99", "min", "max", "std"]
+CENTRAL_STATS: tuple[str, ...] = ("value", "mean", "median", "p50")
+"""Statistics that stand for an arm's typical value (fits, bounds and speedup checks use only these)."""
 
 
 class MetricInfo(BaseModel):

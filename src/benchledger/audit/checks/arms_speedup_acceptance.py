@@ -26,7 +26,7 @@ from benchledger.schema import (
     condition_value,
     effective_workload,
 )
-from benchledger.schema.metrics import to_canonical
+from benchledger.schema.metrics import CENTRAL_STATS, to_canonical
 from benchledger.schema.units import conversion
 
 SCOPE = "record"  # findings of a record depend only on it (checks/__init__)
@@ -93,7 +93,7 @@ def speedups(arm: Arm, base: Arm) -> Iterator[tuple[str, float]]:
         higher = METRICS[metric].higher_is_better
         a = {stat: v for stat, v in mine[metric].items() if v > 0}
         b = {stat: v for stat, v in theirs[metric].items() if v > 0}
-        shared = sorted(a.keys() & b.keys() & set(_CENTRAL))
+        shared = sorted(a.keys() & b.keys() & set(CENTRAL_STATS))
         for stat in shared:
             yield f"{metric} ({stat})", (a[stat] / b[stat] if higher else b[stat] / a[stat])
         a_mid = [v for stat, v in a.items() if stat in _RANGE]
@@ -103,8 +103,8 @@ def speedups(arm: Arm, base: Arm) -> Iterator[tuple[str, float]]:
             yield f"{metric} (at least, from {', '.join(sorted(a))} vs {', '.join(sorted(b))})", bound
 
 
-_CENTRAL = ("value", "mean", "median", "p50")
-_RANGE = (*_CENTRAL, "min", "max")
+
+_RANGE = (*CENTRAL_STATS, "min", "max")
 
 
 def _by_metric(arm: Arm) -> dict[str, dict[str, float]]:
