@@ -1,6 +1,7 @@
 """Number matching for quotes: find a value in verbatim text, exact about magnitude and sign.
 
-``1,234`` = 1234; ``50K`` = 50000 (or 51200: K as 1024); ``+25.8%`` = 25.8 %. A number rescales only when
+``1,234`` = 1234; ``50K`` = 50000 (or 51200: K as 1024); ``+25.8%`` = 25.8 %; ``1.04615e+06`` = 1046150
+(exponent notation, as MLPerf LoadGen prints values of a million and more). A number rescales only when
 units say so: the unit printed right after it in the quote and the record's unit share a dimension
 (``schema/units.py``): ``1.578 s`` matches 1578 ``ms``, ``3.35 TB/s`` matches 3350 ``GB/s``, ``94.9%``
 matches 0.949 as a ``fraction``. Never a free power of ten: 0.47 does not match 47.0, a tiny value does not
@@ -21,7 +22,8 @@ from benchledger.schema.units import QUOTE_SPELLINGS, conversion
 _UNIT_ALTERNATION = "|".join(re.escape(s) for s in sorted(QUOTE_SPELLINGS, key=len, reverse=True))
 _NUMBER = re.compile(
     r"(?:(?<![\w.)\]])(?P<sign>[-+\u2212]))?(?<![\d.])"
-    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?P<suffix>[kKM](?![A-Za-z]))?"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?P<exp>[eE][-+]?\d{1,3}(?![\w.]))?"
+    r"(?P<suffix>[kKM](?![A-Za-z]))?"
     rf"(?:\s?(?P<unit>{_UNIT_ALTERNATION})(?![A-Za-z/]))?"
 )
 _SUFFIX: dict[str, tuple[float, ...]] = {"k": (1e3, 1024.0), "K": (1e3, 1024.0), "M": (1e6, 2.0**20)}
@@ -42,7 +44,7 @@ def written_numbers(text: str) -> tuple[WrittenNumber, ...]:
     """Every number printed in the text, in order (separators removed; sign, suffix and unit kept)."""
     found: list[WrittenNumber] = []
     for match in _NUMBER.finditer(text):
-        value = float(match.group("num").replace(",", ""))
+        value = float(match.group("num").replace(",", "") + (match.group("exp") or ""))
         if match.group("sign") in ("-", "\u2212"):
             value = -value
         suffix = match.group("suffix")

@@ -1,7 +1,7 @@
 """A stored snapshot of a public git repository, read at one pinned commit (never a live download).
 
 ``Snapshot.open(path)`` takes a bare git directory (e.g. ``/work/.mirror/<owner>+<name>/repo``) or a work tree;
-the commit is ``HEAD`` unless one is given. Every file is read from the git object store at that commit, so its
+the commit is ``HEAD`` unless one is given (``Snapshot.open("<dir>@<commit>")`` pins one too). Every file is read from the git object store at that commit, so its
 bytes are exactly those of the git blob named by ``blob`` (``git cat-file --batch`` in one process). The public
 address is ``remote.origin.url`` or, for a mirror folder named ``<owner>+<name>``, ``https://github.com/owner/name``.
 """
@@ -46,18 +46,24 @@ class Snapshot:
     commit: str
     repo_url: str
     committed: dt.date
+    author: str = ""
+    """The commit's author and subject line, as git records them (``%an: %s``)."""
     blobs: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def open(cls, path: Path | str, commit: str | None = None) -> Snapshot:
         path = Path(path)
+        folder, at, rev_text = str(path).rpartition("@")
+        if commit is None and at and not path.is_dir() and Path(folder).is_dir():
+            path, commit = Path(folder), rev_text
         if not path.is_dir():
             raise ImportFormatError(path, "", "not a folder (expected a bare git directory or a git work tree)")
         rev = _git(path, "rev-parse", "--verify", f"{commit or 'HEAD'}^{{commit}}").strip()
         if not _COMMIT.match(rev):
             raise ImportFormatError(path, "commit", f"cannot resolve {commit or 'HEAD'!r} to a commit")
-        day = _git(path, "show", "-s", "--format=%cs", rev).strip()
-        snap = cls(git_dir=path, commit=rev, repo_url=_repo_url(path), committed=dt.date.fromisoformat(day))
+        day, _, author = _git(path, "show", "-s", "--format=%cs %an: %s", rev).strip().partition(" ")
+        snap = cls(git_dir=path, commit=rev, repo_url=_repo_url(path), committed=dt.date.fromisoformat(day),
+                   author=author)
         for line in _git(path, "ls-tree", "-r", "--full-tree", rev).splitlines():
             meta, _, name = line.partition("\t")
             parts = meta.split()

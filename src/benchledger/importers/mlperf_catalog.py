@@ -39,9 +39,16 @@ ACCELERATORS: dict[str, str] = {
     "NVIDIA GB200": "nvidia-gb200", "NVIDIA GB300": "nvidia-gb300", "NVIDIA H200-NVL-141GB": "nvidia-h200-nvl",
     "NVIDIA Jetson AGX Orin 64G": "nvidia-jetson-agx-orin-64gb", "NVIDIA Jetson AGX Thor 128G": "nvidia-jetson-agx-thor",
     "NVIDIA RTX PRO 6000 Blackwell Server Edition": "nvidia-rtx-pro-6000-server",
+    "NVIDIA B300-SXM-270GB": "nvidia-b300", "NVIDIA RTX PRO 4500 Blackwell": "nvidia-rtx-pro-4500",
+    "AMD Instinct MI350X 288GB HBM3e": "amd-mi350x", "AMD Instinct MI350X": "amd-mi350x",
+    "AMD Instinct MI355X 288GB HBM3E": "amd-mi355x", "AMD Instinct MI355X 288GB HBM3e (x87)": "amd-mi355x",
+    "AMD Instinct MI355X 288GB HBM3e (x94)": "amd-mi355x",
+    "Intel(R) Arc Pro(R) B50": "intel-arc-pro-b50", "Intel(R) Arc Pro(R) B60": "intel-arc-pro-b60",
+    "Intel(R) Arc Pro(R) B70": "intel-arc-pro-b70",
 }
-"""``accelerator_model_name`` exactly as written → accelerator id. A dual-GPU card, a mixed system or ``N/A``
-(CPU only) is not mapped."""
+"""``accelerator_model_name`` exactly as written → accelerator id. ``(x87)``/``(x94)`` count the system's GPUs
+(the per-node count is ``accelerators_per_node``). A dual-GPU card, a mixed system, a power-capped part (its
+ceiling differs from the record's) or ``N/A`` (CPU only) is not mapped."""
 
 ENGINES: tuple[tuple[str, str], ...] = (
     ("tensorrt-llm", "tensorrt-llm"), ("trt-llm", "tensorrt-llm"), ("sglang", "sglang"), ("vllm", "vllm"),

@@ -1,6 +1,7 @@
 """``mlperf-results``: an MLPerf Inference results repository (``inference_results_vX.Y``) at a pinned commit.
 
-Read from a stored snapshot (``git_snapshot``), never downloaded. Every LLM benchmark (``mlperf_catalog``) of
+Read from a stored snapshot (``git_snapshot``; ``<dir>@<commit>`` pins a commit other than HEAD), never
+downloaded; a copy of the repository kept by another owner than MLCommons is named as such in each source. Every LLM benchmark (``mlperf_catalog``) of
 every system becomes one experiment whose arms are its scenarios; each ``(division, submitter, system)`` becomes
 one source storing, whole and byte for byte (``stored_files``), the files its numbers come from: the system
 description, and per benchmark × scenario the performance ``mlperf_log_summary.txt`` and the measurements JSON.
@@ -68,6 +69,8 @@ from benchledger.schema.benchmark import Scenario
 from benchledger.schema.common import RecordKind
 
 FORMAT = "mlperf-results"
+OWNER = "mlcommons"
+"""The GitHub owner of MLCommons' own results repositories; any other owner's copy is named as a copy."""
 SUMMARY = "performance/run_1/mlperf_log_summary.txt"
 SCENARIOS: dict[str, Scenario] = {"offline": "offline", "server": "request-rate", "interactive": "request-rate",
                                   "singlestream": "per-request", "multistream": "per-request"}
@@ -184,7 +187,7 @@ def _source(snap: Snapshot, rnd: str, system: System, used: list[StoredFile], sk
     intro = (f"MLPerf Inference {rnd} results repository {snap.repo_url} at commit {snap.commit} "
              f"({snap.committed.isoformat()}), {system.division} division, submitter {system.submitter}, system "
              f"{system.name}. The files below are stored whole, byte for byte, each after a line naming its path, "
-             "git blob id and sha256.\n")
+             "git blob id and sha256.\n" + _copy_note(snap))
     notes = "".join(f"- {s}\n" for s in skipped)
     blocks = "\n".join(stored_block(f.path, f.blob, f.sha256, f.text) for f in used)
     body = intro + (f"\nNot imported:\n\n{notes}" if notes else "") + "\n" + blocks
@@ -197,6 +200,17 @@ def _source(snap: Snapshot, rnd: str, system: System, used: list[StoredFile], sk
                   retrieved_via=f"benchledger import {FORMAT} (stored snapshot at commit {snap.commit})",
                   sha256=hashlib.sha256(body.encode("utf-8")).hexdigest(),
                   history=[_created(ctx, "stores the files the imported MLPerf records quote")], body=body)
+
+
+def _copy_note(snap: Snapshot) -> str:
+    """For a repository that is not MLCommons' own (a fork or mirror): say so, and who wrote the pinned commit."""
+    owner, _, name = snap.repo_url.removeprefix("https://github.com/").partition("/")
+    if owner.lower() == OWNER:
+        return ""
+    return (f"\nThis copy is not MLCommons' own repository: {snap.repo_url} is a copy of "
+            f"https://github.com/{OWNER}/{name}, read at commit {snap.commit}, written by {snap.author}. The files "
+            "below are that commit's, byte for byte (each hashes to its git blob id); that they equal MLCommons' "
+            "published files rests on the commit being MLCommons' publication commit.\n")
 
 
 def _created(ctx: ImportContext, why: str) -> HistoryEntry:

@@ -32,6 +32,8 @@ from benchledger.schema.units import QUOTE_SPELLINGS, UNITS, conversion
     (2128554, "tokens", "2,128,554 tokens"),
     (1.26, None, "1.1-1.26x at 50K"),
     (0, "requests", "0 failed"),
+    (1046150, "tok/s", "Tokens per second: 1.04615e+06"),  # LoadGen's exponent notation (MLPerf v6.0 summaries)
+    (2.5e-05, None, "rms_norm_eps 2.5E-05"),
 ])
 def test_value_found(value: float, unit: str | None, text: str) -> None:
     assert value_in_text(value, text, unit)
@@ -55,6 +57,8 @@ def test_value_found(value: float, unit: str | None, text: str) -> None:
     (0.949, "fraction", "0.949 %"),
     (10**400, "tokens", "1" + "0" * 400),
     (float("nan"), "tok/s", "nan"),
+    (1.04615, "tok/s", "Tokens per second: 1.04615e+06"),  # the mantissa alone is not the number printed
+    (1046150, "tok/s", "1.04615 e+06"),
 ])
 def test_value_not_found(value: float, unit: str | None, text: str) -> None:
     assert not value_in_text(value, text, unit)

@@ -134,3 +134,27 @@ def test_valid_summary_without_throughput_is_an_error(repo: Path, ledger_dir: Pa
     with pytest.raises(ImportFormatError, match="without its throughput line"):
         import_files("mlperf-results", [repo], ledger_dir, options())
     assert not (ledger_dir / "benchmarks").exists()
+
+
+def test_a_pinned_commit_of_a_copy_is_read_and_named(repo: Path, ledger_dir: Path) -> None:
+    """``<dir>@<commit>`` reads that commit, not HEAD; a copy kept by another owner is named as a copy, with the
+    pinned commit's author and subject (the fork of v6.0 is read at MLCommons' last commit, not the fork's own)."""
+    _references(ledger_dir)
+    _git(repo, "remote", "set-url", "origin", "https://github.com/someone/inference_results_v9.9.git")
+    pinned = _git(repo, "rev-parse", "HEAD").strip()
+    path = repo / f"{AMD}/Offline/performance/run_1/mlperf_log_summary.txt"
+    path.write_text(path.read_text().replace("Tokens per second", "Tokens per second (edited)"))
+    _git(repo, "commit", "-q", "-am", "a later commit of the copy's owner")
+    import_files("mlperf-results", [f"{repo}@{pinned}"], ledger_dir, options())
+    sources = [r for r in Ledger.load(ledger_dir).of_kind("source") if isinstance(r, Source)]
+    amd = next(s for s in sources if "AMD" in s.title)
+    assert f"commit {pinned}" in amd.body and "(edited)" not in amd.body
+    assert "not MLCommons' own repository" in amd.body and "written by t: results" in amd.body
+    assert str(amd.url).startswith(f"https://github.com/someone/inference_results_v9.9/tree/{pinned}/")
+    assert audit_errors(ledger_dir) == []
+
+
+def test_mlcommons_own_repository_is_not_called_a_copy(repo: Path, ledger_dir: Path) -> None:
+    _references(ledger_dir)
+    import_files("mlperf-results", [repo], ledger_dir, options())
+    assert not any("not MLCommons' own" in r.body for r in Ledger.load(ledger_dir).of_kind("source"))
