@@ -69,10 +69,8 @@ def scan_files(root: Path, folders: list[str], known: dict[str, FileStat], start
 
 def stat_digest(stats: Iterable[tuple[str, int, int, int, int]]) -> str:
     """A digest of ``(path, size, mtime_ns, ctime_ns, ino)`` lines, in order."""
-    digest = hashlib.sha256()
-    for rel, size, mtime, ctime, ino in stats:
-        digest.update(f"{rel}\0{size}\0{mtime}\0{ctime}\0{ino}\n".encode())
-    return digest.hexdigest()
+    text = "".join([f"{rel}\0{size}\0{mtime}\0{ctime}\0{ino}\n" for rel, size, mtime, ctime, ino in stats])
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def manifest_digest(files: Iterable[FileStat]) -> str:
@@ -84,16 +82,25 @@ def manifest_digest(files: Iterable[FileStat]) -> str:
 
 
 def current_stats(root: Path, folders: list[str]) -> tuple[str, list[str]]:
-    """``stat_digest`` of the record files as they are now, and their relative paths (no file is read)."""
+    """``stat_digest`` of the record files as they are now, and their relative paths (no file is read).
+
+    The files are those of ``record_names``, listed here with ``os.scandir`` (one listing and one ``stat``
+    per file: this runs on every command).
+    """
     base = str(root)
     stats: list[tuple[str, int, int, int, int]] = []
-    for folder, name in record_names(root, folders):
-        rel = f"{folder}/{name}"
+    for folder in sorted(folders):
         try:
-            st = os.stat(f"{base}/{rel}")  # noqa: PTH116 - a str path: this loop runs once per record file
-        except FileNotFoundError:
+            with os.scandir(f"{base}/{folder}") as it:
+                entries = sorted((e for e in it if not e.name.startswith(".") and e.is_file()), key=lambda e: e.name)
+        except (FileNotFoundError, NotADirectoryError):
             continue
-        stats.append((rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+        for entry in entries:
+            try:
+                st = entry.stat()
+            except FileNotFoundError:
+                continue
+            stats.append((f"{folder}/{entry.name}", st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
     return stat_digest(stats), [s[0] for s in stats]
 
 
@@ -106,25 +113,37 @@ def others_digest(root: Path, skip: set[str], records: Collection[str]) -> str:
     """A digest of the path and stat of every other file in the ledger folder (``runs/`` data, …).
 
     ``records`` are the record files (relative paths), hashed apart; ``skip`` names top-level entries left out
-    (the cache, files hashed by content); hidden entries are left out everywhere. Measured values are checked
-    against such files, and a file in a kind folder that is not a record (a sub-folder) is seen here too.
+    (the cache, files hashed by content); hidden entries are left out everywhere, and so are links to folders
+    (as ``os.walk`` leaves them). Measured values are checked against such files, and a file in a kind folder
+    that is not a record (a sub-folder) is seen here too. String paths and ``os.scandir``: this runs on every
+    command, over every file of the ledger.
     """
     digest = hashlib.sha256()
-    for dirpath, dirnames, filenames in os.walk(root):
-        top = Path(dirpath) == root
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not (top and d in skip))
-        for name in sorted(filenames):
-            if name.startswith(".") or (top and name in skip):
+    pending = [(str(root), "")]
+    while pending:
+        directory, prefix = pending.pop()
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted((e for e in it if not e.name.startswith(".")), key=lambda e: e.name)
+        except OSError:  # gone or unreadable, as os.walk skips it
+            continue
+        folders: list[tuple[str, str]] = []
+        for entry in entries:
+            if not prefix and entry.name in skip:
                 continue
-            path = Path(dirpath) / name
-            rel = path.relative_to(root).as_posix()
-            if rel in records:
-                continue
+            rel = prefix + entry.name
             try:
-                st = path.stat()
+                if entry.is_dir():
+                    if not entry.is_symlink():
+                        folders.append((entry.path, rel + "/"))
+                    continue
+                if rel in records:
+                    continue
+                st = entry.stat()
             except FileNotFoundError:
                 continue
             digest.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n".encode())
+        pending.extend(reversed(folders))  # depth first, in name order
     return digest.hexdigest()
 
 
