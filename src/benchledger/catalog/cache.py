@@ -18,7 +18,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -101,15 +101,17 @@ def code_digest() -> str:
     return digest.hexdigest()
 
 
-def open_index(ledger_dir: Path | str | None = None, *, cache: bool = True, rebuild: bool = False) -> Index:
+def open_index(ledger_dir: Path | str | None = None, *, cache: bool = True, rebuild: bool = False,
+               clock: Callable[[], int] = time.time_ns) -> Index:
     """The index of a ledger: from its cache when current, else refreshed (``rebuild``: from scratch).
 
-    ``cache=False`` builds a fresh index in memory and leaves the cache alone.
+    ``cache=False`` builds a fresh index in memory and leaves the cache alone. ``clock`` (ns since the epoch)
+    dates the scan: a file changed within ``scan.RACY_NS`` of it is hashed again next time.
     """
     root = resolve_ledger_dir(ledger_dir).resolve()
     if not cache:
         return _uncached(root, "built without cache (--no-cache)")
-    started = time.time_ns()
+    started = clock()
     code = code_digest()
     db = None if rebuild else current_db(root)
     con, meta = _open_meta(db, root, code)

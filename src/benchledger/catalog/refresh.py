@@ -96,9 +96,10 @@ class _Inputs:
     others: str
 
     @classmethod
-    def now(cls, root: Path, files: Collection[str]) -> _Inputs:
+    def now(cls, root: Path, files: Collection[str], started_ns: int | None = None) -> _Inputs:
+        """``started_ns``: the scan's time; the other files' digest is then '' (stale) if any of them is racy."""
         return cls(json.dumps([file_digest(root / name) for name in HASHED_FILES]),
-                   others_digest(root, {*HASHED_FILES, CACHE_DIR}, files))
+                   others_digest(root, {*HASHED_FILES, CACHE_DIR}, files, started_ns))
 
 
 def refresh(root: Path, folder: Path, previous: Path | None, state: CachedState | None,
@@ -113,7 +114,7 @@ def refresh(root: Path, folder: Path, previous: Path | None, state: CachedState 
     _remove_abandoned(folder)
     if files is None:
         files = scan_files(root, sorted(FOLDER_KINDS), {}, started_ns)
-    inputs = _Inputs.now(root, files.keys())
+    inputs = _Inputs.now(root, files.keys(), started_ns)
     with gc_paused():
         if state is not None and previous is not None:
             with contextlib.suppress(_Rebuild):
@@ -179,7 +180,7 @@ def _update(root: Path, tmp: Path, previous: Path, state: CachedState, files: di
             inputs: _Inputs, code: str) -> str:
     if checking.checks_of("ledger") or set(TABLES) - set(RECORD_KEYS) - {"t_metrics"}:
         raise _Rebuild
-    if inputs.others != state.meta["others"]:
+    if not inputs.others or inputs.others != state.meta["others"]:  # '': a racy file, its stat vouches for nothing
         raise _Rebuild
     shutil.copyfile(previous, tmp)
     con = duckdb.connect(str(tmp))

@@ -1,9 +1,14 @@
 """What a ledger's files are now, cheaply: each record file's content hash, and a digest of every other
 file (``runs/`` data and the like). Imports nothing heavy, so a command that finds its cached index current stays fast.
 
-A file whose size, mtime, ctime and inode equal the cached entry keeps the cached hash (as git's index does);
-one modified within ``RACY_NS`` of the scan that cached it is hashed again next time, since a write in the same
-clock tick leaves its stat unchanged. Anything else is hashed.
+The rule for "unchanged" (as git's index has it): a record file whose size, mtime, ctime and inode all equal
+the cached entry keeps the cached hash, unread. An edit that keeps the size and sets the mtime back (``touch
+-r``, an editor or ``git checkout`` restoring it) still moves the ctime, which no program can set. A file whose
+mtime or ctime lies within ``RACY_NS`` of the scan that cached it is "racy": a second write in the same clock
+tick would leave its stat unchanged, so it is hashed again next time, and until then no stat digest vouches for
+the whole set (``manifest_digest``). Anything else is hashed. The other files (``others_digest``) are compared by
+the same stat tuple, and a racy one among them marks their digest stale. tests/integration/test_index_warm.py
+shows each part.
 """
 
 from __future__ import annotations
@@ -109,8 +114,9 @@ def file_digest(path: Path) -> str:
     return sha256_bytes(path.read_bytes()) if path.is_file() else ""
 
 
-def others_digest(root: Path, skip: set[str], records: Collection[str]) -> str:
-    """A digest of the path and stat of every other file in the ledger folder (``runs/`` data, …).
+def others_digest(root: Path, skip: set[str], records: Collection[str], started_ns: int | None = None) -> str:
+    """A digest of the path and stat of every other file in the ledger folder (``runs/`` data, …); '' when
+    ``started_ns`` is given and a file changed within ``RACY_NS`` of it (its stat cannot vouch for its bytes).
 
     ``records`` are the record files (relative paths), hashed apart; ``skip`` names top-level entries left out
     (the cache, files hashed by content); hidden entries are left out everywhere, and so are links to folders
@@ -142,6 +148,8 @@ def others_digest(root: Path, skip: set[str], records: Collection[str]) -> str:
                 st = entry.stat()
             except FileNotFoundError:
                 continue
+            if started_ns is not None and max(st.st_mtime_ns, st.st_ctime_ns) >= started_ns - RACY_NS:
+                return ""
             digest.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n".encode())
         pending.extend(reversed(folders))  # depth first, in name order
     return digest.hexdigest()

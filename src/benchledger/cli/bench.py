@@ -11,7 +11,6 @@ from typing import Any
 
 import typer
 
-from benchledger.bench.outputs import dumps_strict
 from benchledger.cli.options import LedgerOption, console
 from benchledger.cli.render import print_table
 from benchledger.errors import BenchError, BenchInterrupted
@@ -244,6 +243,8 @@ def _render(result: Any, as_json: bool, problems: list[str] | None = None) -> No
                    "record_skipped": result.record_skipped,
                    "points": [{"summaries": {k: v.flat() for k, v in o["summaries"].items()},
                                "comparison": o["comparison"]} for o in result.outputs]}
+        from benchledger.bench.outputs import dumps_strict
+
         print(dumps_strict(payload))
         return
     con = console()

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.markup import escape
 
 from benchledger.cli.options import LedgerOption, console, load
 from benchledger.cli.render import SEVERITY_STYLE, csv_text, display_path, json_text, print_table, tsv_text
@@ -143,6 +142,8 @@ def finding_line(f: Any, path: Path, *, styled: bool = False) -> str:
     if f.waived and f.waiver_reason:
         text += f" [waived: {f.waiver_reason}]"
     if styled:
+        from rich.markup import escape
+
         return f"{escape(where)}: [{SEVERITY_STYLE[f.severity]}]{severity}[/] {escape(f.code)} {escape(text)}"
     return f"{where}: {severity} {f.code} {text}"
 

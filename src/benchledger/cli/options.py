@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 LedgerOption = typer.Option(
     None, "--ledger", "-L", help="Ledger folder (default: $BENCHLEDGER_LEDGER, else the bundled ledger/).",
@@ -14,7 +17,9 @@ LedgerOption = typer.Option(
 
 
 def console(stderr: bool = False) -> Console:
-    """A console that does not wrap machine output."""
+    """A console that does not wrap machine output (rich loads here: ``query -f csv`` never needs it)."""
+    from rich.console import Console
+
     return Console(stderr=stderr, soft_wrap=True, highlight=False)
 
 

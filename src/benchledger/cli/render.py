@@ -13,10 +13,11 @@ import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 MISSING = "—"
@@ -75,6 +76,8 @@ def tsv_text(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 def rich_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], title: str | None = None) -> Table:
     """A terminal table: ids and numbers never wrap (their minimum width is their content), long prose folds."""
+    from rich.table import Table
+
     out = Table(title=title, show_lines=False)
     text = [[cell(v, MISSING) for v in row] for row in rows]
     for i, column in enumerate(columns):

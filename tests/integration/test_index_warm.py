@@ -1,0 +1,98 @@
+"""The warm path of the cached index: what a command loads when nothing changed, and the rule by which a file's
+stat vouches for its bytes (``benchledger/catalog/scan.py``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+
+from benchledger.catalog.cache import current_db, open_index
+
+from ledger_builder import build_mini_ledger
+
+LATER_NS = 60 * 10**9
+"""A scan clock this far ahead of the files' times: none of them is racy (``scan.RACY_NS`` is 2 s)."""
+NOT_ON_THE_WARM_PATH = ("benchledger.audit", "benchledger.perfmodel", "benchledger.schema", "benchledger.site",
+                        "benchledger.catalog.refresh", "benchledger.catalog.build", "benchledger.ledger.store",
+                        "yaml", "jinja2", "markdown_it", "rich")
+
+
+def later() -> int:
+    return time.time_ns() + LATER_NS
+
+
+def meta(root: Path) -> dict[str, str]:
+    con = duckdb.connect(str(current_db(root)), read_only=True)
+    try:
+        return dict(con.execute("SELECT key, value FROM _cache_meta").fetchall())
+    finally:
+        con.close()
+
+
+def test_a_warm_query_loads_neither_records_nor_the_audit(tmp_path: Path) -> None:
+    root = build_mini_ledger(tmp_path / "ledger")
+    open_index(root, clock=later).close()
+    db = current_db(root)
+    modules = tmp_path / "modules.json"
+    code = ("import atexit, json, sys\n"
+            f"atexit.register(lambda: open({str(modules)!r}, 'w').write(json.dumps(sorted(sys.modules))))\n"
+            f"sys.argv = ['benchledger', 'query', 'select count(*) as n from benchmarks', '-f', 'csv', "
+            f"'--ledger', {str(root)!r}]\n"
+            "from benchledger.cli import main\n"
+            "main()\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env,
+                         check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "n\n1\n"
+    assert current_db(root) == db  # answered from the cache, not rebuilt
+    loaded = json.loads(modules.read_text(encoding="utf-8"))
+    assert "benchledger.catalog.cache" in loaded
+    assert [m for m in loaded if m.startswith(NOT_ON_THE_WARM_PATH)] == []
+
+
+def test_an_edit_that_keeps_size_and_mtime_is_seen(tmp_path: Path) -> None:
+    root = build_mini_ledger(tmp_path / "ledger")
+    assert open_index(root, clock=later).status.startswith("rebuilt")
+    assert meta(root)["stat_digest"] != ""  # no file racy: stats alone vouch for the files next time
+    assert open_index(root, clock=later).status == "current"
+    path = next((root / "benchmarks").glob("*.md"))
+    before = path.stat()
+    text = path.read_text(encoding="utf-8")
+    edited = text.replace("title: ", "title: X", 1)[: len(text)]  # same size: the last character gives way
+    assert edited != text and len(edited.encode()) == before.st_size
+    path.write_text(edited, encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    index = open_index(root, clock=later)
+    try:
+        assert index.status.startswith("updated 1 of")
+        title = index.con.execute("SELECT title FROM benchmarks").fetchone()
+        assert title is not None and str(title[0]).startswith("X")
+    finally:
+        index.close()
+
+
+def test_files_written_just_before_the_scan_are_hashed_again(tmp_path: Path) -> None:
+    root = build_mini_ledger(tmp_path / "ledger")
+    open_index(root).close()  # the clock of the writes: every file is racy
+    assert meta(root)["stat_digest"] == ""
+    assert open_index(root, clock=later).status == "current"  # hashed, found equal
+
+
+def test_a_run_file_written_just_before_the_scan_does_not_vouch_for_itself(tmp_path: Path) -> None:
+    root = build_mini_ledger(tmp_path / "ledger")
+    open_index(root, clock=later).close()
+    (root / "runs").mkdir(exist_ok=True)
+    (root / "runs" / "data.jsonl").write_text("1\n", encoding="utf-8")
+    open_index(root).close()  # rebuilt, with data.jsonl racy: a same-tick rewrite would keep its stat
+    assert meta(root)["others"] == ""
+    assert open_index(root, clock=later).status.startswith("rebuilt")
+    assert meta(root)["others"] != ""
+    assert open_index(root, clock=later).status == "current"
