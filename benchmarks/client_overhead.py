@@ -12,7 +12,8 @@ monotonic on Linux), when it read each request and wrote each chunk — that log
   loopback; vLLM's design stamps before ``session.post`` (pool wait, connect, serialisation included).
 - TTFT / TPOT error = client's median − truth median (truth TTFT: first write − read; truth TPOT, vLLM's
   definition as both clients compute it: (last token chunk write − first) / (tokens − 1)). TTFT error ≈ recv + send.
-- CPU s / 1k tok: the client process's CPU time over warmup + measured requests per 1,000 output tokens.
+- CPU s / 1k tok: the client process's CPU time over warmup + measured requests per 1,000 output tokens (ours:
+  ``Runner.run``, after the engine-version query a real run makes first; vLLM's design: its closed loop).
 - srv late p99: how far behind its own schedule the fake server wrote (p99 over requests of each request's
   worst chunk); small means the server kept up and the truth is a clean schedule.
 - lag p99: our harness's event-loop lag (summary ``client_overhead``).
@@ -63,10 +64,9 @@ def _workload(n: int, tokens: int) -> tuple[Any, list[Any]]:
 def worker_ours(url: str, level: int, n: int, warmup: int, tokens: int, tmp: Path,
                 loop: str = "asyncio") -> dict[str, Any]:
     """Our harness (``Runner``, exactly as ``benchledger bench`` drives it), one arm, one load point."""
-    import httpx  # noqa: F401
-
     import benchledger.bench.scrape  # noqa: F401  (imported before timing, as in a real run)
     from benchledger.bench import eventloop
+    from benchledger.bench.launch import engine_info
     from benchledger.bench.load import LoadPoint
     from benchledger.bench.outputs import read_requests
     from benchledger.bench.report import client_overhead
@@ -76,6 +76,9 @@ def worker_ours(url: str, level: int, n: int, warmup: int, tokens: int, tmp: Pat
     request, prompts = _workload(n + warmup, tokens)
     cfg = RunConfig(arms=[ArmSpec("base", url)], request=request, points=[LoadPoint(concurrency=level)],
                     prompts=prompts, num_prompts=n, out=tmp, warmup=warmup, timeout=120.0, round_size=n)
+    # As a real run does before its first load point (bench/session.py ``_setup``): ask the engine's version,
+    # which also loads the auxiliary HTTP client (httpx + httpcore) that the run's scrapes then use.
+    eventloop.run(engine_info(url, cfg.aux()))
     runner = Runner(cfg)
     cpu0 = time.process_time()
     result = eventloop.run(runner.run(), "uvloop" if loop == "uvloop" else "asyncio")[0]

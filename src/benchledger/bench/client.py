@@ -7,8 +7,8 @@ So ``data_received`` stamps ``time.perf_counter()`` first and then feeds the byt
 consumed, so a reused connection starts clean), skips 1xx interim responses, and rejects a malformed status
 line, ``Content-Length`` or chunk-size line — that request then fails with the parser's reason and the
 connection is closed; nothing is raised inside the protocol. Body pieces are kept with their stamps; SSE
-splitting (``RawStream.decode``) and JSON decoding (``parse_stream``) happen after the stream has ended, off
-the hot path; an SSE event gets the stamp of the piece of bytes that completed it — the same as parsing on
+splitting (``RawStream.data_events``) and JSON decoding (``parse_stream``) happen after the stream has ended,
+off the hot path; an SSE event gets the stamp of the piece of bytes that completed it — the same as parsing on
 arrival. Connections are reused through a keep-alive ``ConnectionPool`` when the caller gives one (the runner
 does: a connect per request costs the client and the server an accept each, time taken from timestamping at
 hundreds of streams); a pooled connection found closed before any response byte is retried once on a fresh
@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 from urllib.parse import urlsplit
@@ -28,7 +29,7 @@ from urllib.parse import urlsplit
 import httptools
 
 from benchledger.bench.netpolicy import tls_context
-from benchledger.bench.sse import SSEParser
+from benchledger.bench.sse import SSEParser, simple_events
 
 CONTENT_KEYS = ("content", "reasoning_content", "reasoning")
 
@@ -58,6 +59,10 @@ class RawStream:
         if self.status != 200:
             self.body += b"".join(data for _, data in pieces)
             return
+        simple = simple_events(pieces)
+        if simple is not None:
+            self.events += [(t, data.decode("utf-8", errors="replace")) for t, data in simple]
+            return
         sse = SSEParser()
         i, n = 0, len(pieces)
         while i < n:  # pieces of one arrival (several HTTP chunks in one read) are fed as one
@@ -73,6 +78,17 @@ class RawStream:
         last = pieces[-1][0]
         for event in sse.close():
             self.events.append((last, event.data))
+
+    def data_events(self) -> Sequence[tuple[float, bytes | str]]:
+        """Every SSE ``data`` payload with its stamp, for ``response.parse_stream``: undecoded bytes when the whole
+        body has the common shape (``sse.simple_events``; ``pieces`` are then left as they are), else the text
+        ``events`` (``decode``)."""
+        if self.status == 200 and self.pieces and not self.events:
+            simple = simple_events(self.pieces)
+            if simple is not None:
+                return simple
+        self.decode()
+        return self.events
 
 
 class _StreamProtocol(asyncio.Protocol):

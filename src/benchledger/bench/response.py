@@ -18,7 +18,9 @@ times out of order) or an answer that is not an SSE stream (plain JSON, HTML) fa
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
+
+import orjson
 
 from benchledger.bench.client import RawStream
 from benchledger.bench.rundata import RequestRecord, ResponseSpec
@@ -105,141 +107,193 @@ def _head(raw: RawStream) -> bytes:
     return b"".join(p for _, p in raw.pieces[:8])[:4096]
 
 
-class _State:
-    __slots__ = ("continuous", "final_usage", "saw_choices", "saw_done", "usage_cum")
+def loads_chunk(data: bytes) -> Any:
+    """``json.loads`` of an SSE payload's UTF-8 text (invalid bytes replaced), exactly, at orjson's speed.
 
-    def __init__(self) -> None:
+    orjson (~5× faster per chunk) parses what it accepts to the same value as ``json.loads``, except that it
+    turns an integer beyond 64 bits into a float; a payload with a run of 19 or more digits (the shortest such
+    integer) therefore goes to ``json.loads``, as does everything orjson refuses (NaN, Infinity, ``1e400``, lone
+    surrogates, invalid UTF-8). Raises ``ValueError`` where ``json.loads`` does (property test:
+    ``tests/unit/bench/test_parse_equivalence.py``).
+    """
+    if _DIGIT_RUN not in data.translate(_DIGITS_AS_ZERO):
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(data.decode("utf-8", errors="replace"))
+
+
+_DIGITS_AS_ZERO = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))  # every digit → b"0", all else → b" "
+_DIGIT_RUN = b"0" * 19
+_SPEC_CONTAINERS = frozenset(f.container for f in RESPONSE_FIELDS)
+
+
+class _Stream:
+    """What the chunks of one stream add up to, in plain values; ``parse_stream`` builds the record once."""
+
+    __slots__ = ("chunk_times", "chunk_tokens", "continuous", "error", "final_usage", "finish_reason",
+                 "reasoning_chunks", "response_id", "saw_choices", "saw_done", "spec", "t_first_answer", "usage_cum")
+
+    def __init__(self, error: str | None) -> None:
+        self.chunk_times: list[float] = []
+        self.chunk_tokens: list[int] = []
         self.usage_cum: int | None = None
         self.continuous = True
         self.saw_done = False
         self.saw_choices = False
         self.final_usage: dict[str, Any] | None = None
+        self.response_id: str | None = None
+        self.finish_reason: str | None = None
+        self.reasoning_chunks = 0
+        self.t_first_answer: float | None = None
+        self.spec: ResponseSpec | None = None
+        self.error = error
+
+    def chunk(self, t: float, obj: dict[str, Any]) -> None:
+        """Account one decoded chunk (raises BadChunk for a chunk that cannot be measured; what it set before
+        the bad field stays set)."""
+        if self.response_id is None:
+            rid = obj.get("id")
+            if isinstance(rid, str):
+                self.response_id = rid
+        usage = obj.get("usage")
+        if usage is not None and not isinstance(usage, dict):
+            raise BadChunk(f"usage is not a JSON object: {usage!r:.60}")
+        choices = obj.get("choices")
+        if choices is None:
+            choices = ()
+        elif not isinstance(choices, list):
+            raise BadChunk(f"choices is not a list: {choices!r:.60}")
+        answer = reasoning = False
+        for c in choices:
+            if isinstance(c, dict) and c.get("delta") is None and isinstance(text := c.get("text"), str):
+                answer = answer or bool(text)  # the completions shape, checked inline
+            else:
+                a, r = _texts(c)
+                answer, reasoning = answer or bool(a), reasoning or bool(r)
+            if c.get("finish_reason"):
+                self.finish_reason = str(c["finish_reason"])
+        self.saw_choices = self.saw_choices or bool(choices)
+        cum = None
+        if usage:
+            cum = usage.get("completion_tokens")
+            if type(cum) is not int or not 0 <= cum <= MAX_PLAUSIBLE_TOKENS:
+                cum = _count(cum, "usage.completion_tokens")
+            self.final_usage = usage
+        if answer or reasoning:
+            if cum is not None:
+                delta = cum - (self.usage_cum or 0)
+                if delta < 0:
+                    raise BadChunk(f"usage.completion_tokens went backwards ({self.usage_cum} → {cum})")
+                self.usage_cum = cum
+            else:
+                self.continuous = False
+                delta = 1
+            times = self.chunk_times
+            if times and t < times[-1]:
+                raise BadChunk("chunk arrival times go backwards")
+            times.append(t)
+            self.chunk_tokens.append(delta)
+            if reasoning:
+                self.reasoning_chunks += 1
+            if answer and self.t_first_answer is None:
+                self.t_first_answer = t
+        # a chunk without text (held-back partial UTF-8, a special token) leaves usage_cum alone: its tokens are
+        # counted in the next chunk with text, when the reader sees them
+        if not _SPEC_CONTAINERS.isdisjoint(obj):
+            spec = _spec(obj)
+            if spec is not None:
+                self.spec = spec
+
+    def fail(self, reason: str) -> None:
+        """The request's error is its first reason."""
+        if not self.error:
+            self.error = reason
 
 
-def _chunk(rec: RequestRecord, st: _State, t: float, obj: dict[str, Any]) -> None:
-    """Account one decoded chunk into ``rec`` (raises BadChunk for a chunk that cannot be measured)."""
-    if rec.response_id is None and isinstance(obj.get("id"), str):
-        rec.response_id = obj["id"]
-    usage = obj.get("usage")
-    if usage is not None and not isinstance(usage, dict):
-        raise BadChunk(f"usage is not a JSON object: {usage!r:.60}")
-    choices = obj.get("choices")
-    if choices is None:
-        choices = []
-    if not isinstance(choices, list):
-        raise BadChunk(f"choices is not a list: {choices!r:.60}")
-    answer = reasoning = ""
-    for c in choices:
-        a, r = _texts(c)
-        answer, reasoning = answer + a, reasoning + r
-        if c.get("finish_reason"):
-            rec.finish_reason = str(c["finish_reason"])
-    st.saw_choices = st.saw_choices or bool(choices)
-    cum = _count(usage.get("completion_tokens"), "usage.completion_tokens") if usage else None
-    if usage:
-        st.final_usage = usage
-    if answer or reasoning:
-        if cum is not None:
-            delta = cum - (st.usage_cum or 0)
-            if delta < 0:
-                raise BadChunk(f"usage.completion_tokens went backwards ({st.usage_cum} → {cum})")
-            st.usage_cum = cum
-        else:
-            st.continuous = False
-            delta = 1
-        if rec.chunk_times and t < rec.chunk_times[-1]:
-            raise BadChunk("chunk arrival times go backwards")
-        rec.chunk_times.append(t)
-        rec.chunk_tokens.append(delta)
-        if reasoning:
-            rec.reasoning_chunks += 1
-        if answer and rec.t_first_answer is None:
-            rec.t_first_answer = t
-    # a chunk without text (held-back partial UTF-8, a special token) leaves usage_cum alone: its tokens are
-    # counted in the next chunk with text, when the reader sees them
-    spec = _spec(obj)
-    if spec is not None:
-        rec.spec = spec
+def _event(st: _Stream, t: float, data: bytes | str) -> None:
+    """One SSE payload: ``[DONE]``, a chunk, or a reason to fail the request."""
+    if (b"[DONE]" in data if isinstance(data, bytes) else "[DONE]" in data) and _text(data).strip() == "[DONE]":
+        st.saw_done = True
+        return
+    try:
+        obj = loads_chunk(data) if isinstance(data, bytes) else json.loads(data)
+    except ValueError:
+        st.fail(f"invalid JSON in SSE chunk: {_text(data)[:120]!r}")
+        return
+    if not isinstance(obj, dict):
+        st.fail(f"SSE chunk is not a JSON object: {_text(data)[:120]!r}")
+        return
+    if "error" in obj:
+        err = obj["error"]
+        msg = err.get("message", err) if isinstance(err, dict) else err
+        st.fail(f"server error in stream: {msg}")
+        return
+    try:
+        st.chunk(t, obj)
+    except BadChunk as exc:
+        st.fail(f"bad chunk: {exc}")
 
 
-def parse_stream(raw: RawStream, origin: float) -> RequestRecord:
-    """The raw per-request record (see module doc). ``ok`` is True only for a complete, error-free stream."""
-    rec = RequestRecord(
-        t_start=raw.t_start - origin,
-        t_sent=None if raw.t_sent is None else raw.t_sent - origin,
-        t_end=None if raw.t_end is None else raw.t_end - origin,
-        http_status=raw.status,
-        error=raw.error,
-    )
+def _text(data: bytes | str) -> str:
+    return data if isinstance(data, str) else data.decode("utf-8", errors="replace")
+
+
+def parse_stream(raw: RawStream, origin: float, **fields: Any) -> RequestRecord:
+    """The raw per-request record (see module doc). ``ok`` is True only for a complete, error-free stream.
+
+    ``fields`` are the record's other fields (phase, arm, …), set when the record is built, once, at the end.
+    """
     head = _head(raw) if raw.status == 200 else b""
-    raw.decode()
-    st = _State()
-    for t, data in raw.events:
-        if data.strip() == "[DONE]":
-            st.saw_done = True
-            continue
-        try:
-            obj = json.loads(data)
-        except ValueError:
-            rec.error = rec.error or f"invalid JSON in SSE chunk: {data[:120]!r}"
-            continue
-        if not isinstance(obj, dict):
-            rec.error = rec.error or f"SSE chunk is not a JSON object: {data[:120]!r}"
-            continue
-        if "error" in obj:
-            err = obj["error"]
-            msg = err.get("message", err) if isinstance(err, dict) else err
-            rec.error = rec.error or f"server error in stream: {msg}"
-            continue
-        try:
-            _chunk(rec, st, t - origin, obj)
-        except BadChunk as exc:
-            rec.error = rec.error or f"bad chunk: {exc}"
-    _totals(rec, st)
-    if raw.status == 200 and rec.error is None:
-        rec.error = _incomplete(rec, st, head, raw)
-    rec.ok = rec.error is None and raw.status == 200
-    return rec
-
-
-def _totals(rec: RequestRecord, st: _State) -> None:
-    if st.continuous and st.usage_cum is not None and rec.chunk_tokens:
-        rec.chunk_token_source = "continuous_usage"
+    events = raw.data_events()
+    st = _Stream(raw.error)
+    for t, data in events:
+        _event(st, t - origin, data)
+    chunk_tokens = st.chunk_tokens
+    source: Literal["counted", "continuous_usage"] = "counted"
+    if st.continuous and st.usage_cum is not None and chunk_tokens:
+        source = "continuous_usage"
     elif st.usage_cum is not None:
         # mixed: some chunks lacked usage; fall back to counting every content chunk as one token
-        rec.chunk_tokens = [1] * len(rec.chunk_tokens)
+        chunk_tokens = [1] * len(chunk_tokens)
     completion = prompt = None
     if st.final_usage is not None:
         try:
             completion = _count(st.final_usage.get("completion_tokens"), "usage.completion_tokens")
             prompt = _count(st.final_usage.get("prompt_tokens"), "usage.prompt_tokens")
         except BadChunk as exc:
-            rec.error = rec.error or f"bad chunk: {exc}"
-    if completion is not None:
-        rec.output_tokens = completion
-        rec.output_tokens_source = "usage"
-        rec.input_tokens = prompt
-    else:
-        rec.output_tokens = sum(rec.chunk_tokens)
-    if rec.t_first_answer is not None and rec.reasoning_chunks == 0:
-        rec.t_first_answer = None  # only meaningful when the stream carried reasoning
+            st.fail(f"bad chunk: {exc}")
+    t_sent = None if raw.t_sent is None else raw.t_sent - origin
+    t_end = None if raw.t_end is None else raw.t_end - origin
+    if raw.status == 200 and st.error is None:
+        st.error = _incomplete(st, t_sent, t_end, head, bool(events))
+    return RequestRecord(
+        t_start=raw.t_start - origin, t_sent=t_sent, t_end=t_end, http_status=raw.status,
+        chunk_times=st.chunk_times, chunk_tokens=chunk_tokens, chunk_token_source=source,
+        output_tokens=sum(chunk_tokens) if completion is None else completion,
+        output_tokens_source="counted" if completion is None else "usage",
+        input_tokens=prompt if completion is not None else None,
+        t_first_answer=st.t_first_answer if st.reasoning_chunks else None,  # meaningful only with reasoning
+        reasoning_chunks=st.reasoning_chunks, finish_reason=st.finish_reason, spec=st.spec,
+        response_id=st.response_id, error=st.error, ok=st.error is None and raw.status == 200, **fields)
 
 
-def _incomplete(rec: RequestRecord, st: _State, head: bytes, raw: RawStream) -> str | None:
+def _incomplete(st: _Stream, t_sent: float | None, t_end: float | None, head: bytes, any_events: bool) -> str | None:
     """Why a 200 stream without a chunk-level error still cannot count as a completed request."""
-    if not raw.events:
+    if not any_events:
         reason = not_a_stream(head)
         if reason is not None:
             return reason
     if not st.saw_done:
         return "stream ended without [DONE]"
-    if rec.t_end is not None and rec.t_sent is not None and (
-            rec.t_end < rec.t_sent or (rec.chunk_times and rec.chunk_times[-1] > rec.t_end)):
+    times = st.chunk_times
+    if t_end is not None and t_sent is not None and (t_end < t_sent or (times and times[-1] > t_end)):
         return "implausible times: the response ends before it was sent or before its last chunk"
-    if not rec.chunk_times:
+    if not times:
         return ("no generated content: no chunk carried choices" if not st.saw_choices
                 else "no generated content in the stream")
     return None
 
 
-__all__ = ["MAX_PLAUSIBLE_TOKENS", "BadChunk", "not_a_stream", "parse_stream"]
+__all__ = ["MAX_PLAUSIBLE_TOKENS", "BadChunk", "loads_chunk", "not_a_stream", "parse_stream"]

@@ -189,15 +189,15 @@ class Runner:
                 meta: dict[str, Any], writer: RequestsWriter, sink: list[RequestRecord],
                 stats: dict[str, Any]) -> None:
         """Parse one finished stream, append it to ``requests.jsonl`` and the sink, report progress."""
+        self._seq += 1
+        where = {"phase": meta["phase"], "round": meta["round"], "point": meta["point"], "arm": arm.name,
+                 "prompt_index": prompt_index, "seq": self._seq, "request_seed": seed,
+                 "prompt_input_tokens": prompt.input_tokens}
         try:
-            rec = parse_stream(raw, self.origin)
+            rec = parse_stream(raw, self.origin, **where)
         except Exception as exc:  # one unparseable response costs only itself, never the run
             rec = RequestRecord(t_start=raw.t_start - self.origin, http_status=raw.status,
-                                error=f"response could not be parsed: {type(exc).__name__}: {exc}")
-        self._seq += 1
-        rec.phase, rec.round, rec.point = meta["phase"], meta["round"], meta["point"]
-        rec.arm, rec.prompt_index, rec.seq, rec.request_seed = arm.name, prompt_index, self._seq, seed
-        rec.prompt_input_tokens = prompt.input_tokens
+                                error=f"response could not be parsed: {type(exc).__name__}: {exc}", **where)
         if rec.error is not None:  # error bodies may echo the API key back
             rec.error = redact(rec.error, [self.config.api_key])
         writer.write_line(rec.model_dump_json())  # pydantic's encoder: ~4× faster than dict + json, NaN → null

@@ -8,6 +8,9 @@ happens after the stream ends, off the hot path.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections.abc import Sequence
+from itertools import accumulate
 from typing import NamedTuple
 
 
@@ -118,4 +121,33 @@ class SSEParser:
         return b"".join(self._tail)
 
 
-__all__ = ["SSEEvent", "SSEParser"]
+def simple_events(pieces: Sequence[tuple[float, bytes]]) -> list[tuple[float, bytes]] | None:
+    """The ``data`` payloads (undecoded) of a whole body in the common shape, each with the stamp of the piece
+    that brought its blank line; None when the body is not in that shape (then use ``SSEParser``).
+
+    The shape is what vLLM, SGLang, llama.cpp and TGI send: LF line ends only, every event exactly one
+    ``data:`` line, events separated by exactly one blank line, the body ending with one. For such a body the
+    payloads and stamps are exactly those of ``SSEParser`` fed piece by piece (``tests/unit/bench/
+    test_parse_equivalence.py``), at the cost of one join and one split instead of a parser call per piece.
+    """
+    if not pieces:
+        return None
+    body = pieces[0][1] if len(pieces) == 1 else b"".join([p for _, p in pieces])
+    if not body.endswith(b"\n\n") or b"\r" in body:
+        return None
+    blocks = body[:-2].split(b"\n\n")
+    if body.count(b"\n") != 2 * len(blocks):  # a line end inside a block: several lines, or an extra blank line
+        return None
+    ends = list(accumulate([len(p) for _, p in pieces]))
+    out: list[tuple[float, bytes]] = []
+    pos = j = 0
+    for block in blocks:
+        if not block.startswith(b"data:"):
+            return None
+        pos += len(block) + 2
+        j = bisect_left(ends, pos, j)  # the piece holding this event's last byte
+        out.append((pieces[j][0], block[6:] if block.startswith(b"data: ") else block[5:]))
+    return out
+
+
+__all__ = ["SSEEvent", "SSEParser", "simple_events"]
