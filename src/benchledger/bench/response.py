@@ -18,6 +18,7 @@ times out of order) or an answer that is not an SSE stream (plain JSON, HTML) fa
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import orjson
@@ -126,6 +127,7 @@ def loads_chunk(data: bytes) -> Any:
 
 _DIGITS_AS_ZERO = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))  # every digit → b"0", all else → b" "
 _DIGIT_RUN = b"0" * 19
+_UNPARSED = object()
 _SPEC_CONTAINERS = frozenset(f.container for f in RESPONSE_FIELDS)
 
 
@@ -206,34 +208,45 @@ class _Stream:
             if spec is not None:
                 self.spec = spec
 
+    def feed(self, events: Sequence[tuple[float, bytes | str]], origin: float) -> None:
+        """Account every SSE payload: ``[DONE]``, a chunk, or a reason to fail the request (its first reason
+        is kept; the rest of the stream is still read)."""
+        # orjson straight away when no payload has a run of 19 digits (see ``loads_chunk``): one check per stream
+        direct = (bool(events) and isinstance(events[0][1], bytes)
+                  and _DIGIT_RUN not in b" ".join([d for _, d in events]).translate(_DIGITS_AS_ZERO))  # type: ignore[misc]
+        for t, data in events:
+            if (b"[DONE]" in data if isinstance(data, bytes) else "[DONE]" in data) and _text(data).strip() == "[DONE]":
+                self.saw_done = True
+                continue
+            obj: Any = _UNPARSED
+            if direct:
+                try:
+                    obj = orjson.loads(data)
+                except orjson.JSONDecodeError:
+                    obj = _UNPARSED
+            if obj is _UNPARSED:
+                try:
+                    obj = loads_chunk(data) if isinstance(data, bytes) else json.loads(data)
+                except ValueError:
+                    self.fail(f"invalid JSON in SSE chunk: {_text(data)[:120]!r}")
+                    continue
+            if not isinstance(obj, dict):
+                self.fail(f"SSE chunk is not a JSON object: {_text(data)[:120]!r}")
+                continue
+            if "error" in obj:
+                err = obj["error"]
+                msg = err.get("message", err) if isinstance(err, dict) else err
+                self.fail(f"server error in stream: {msg}")
+                continue
+            try:
+                self.chunk(t - origin, obj)
+            except BadChunk as exc:
+                self.fail(f"bad chunk: {exc}")
+
     def fail(self, reason: str) -> None:
         """The request's error is its first reason."""
         if not self.error:
             self.error = reason
-
-
-def _event(st: _Stream, t: float, data: bytes | str) -> None:
-    """One SSE payload: ``[DONE]``, a chunk, or a reason to fail the request."""
-    if (b"[DONE]" in data if isinstance(data, bytes) else "[DONE]" in data) and _text(data).strip() == "[DONE]":
-        st.saw_done = True
-        return
-    try:
-        obj = loads_chunk(data) if isinstance(data, bytes) else json.loads(data)
-    except ValueError:
-        st.fail(f"invalid JSON in SSE chunk: {_text(data)[:120]!r}")
-        return
-    if not isinstance(obj, dict):
-        st.fail(f"SSE chunk is not a JSON object: {_text(data)[:120]!r}")
-        return
-    if "error" in obj:
-        err = obj["error"]
-        msg = err.get("message", err) if isinstance(err, dict) else err
-        st.fail(f"server error in stream: {msg}")
-        return
-    try:
-        st.chunk(t, obj)
-    except BadChunk as exc:
-        st.fail(f"bad chunk: {exc}")
 
 
 def _text(data: bytes | str) -> str:
@@ -248,8 +261,7 @@ def parse_stream(raw: RawStream, origin: float, **fields: Any) -> RequestRecord:
     head = _head(raw) if raw.status == 200 else b""
     events = raw.data_events()
     st = _Stream(raw.error)
-    for t, data in events:
-        _event(st, t - origin, data)
+    st.feed(events, origin)
     chunk_tokens = st.chunk_tokens
     source: Literal["counted", "continuous_usage"] = "counted"
     if st.continuous and st.usage_cum is not None and chunk_tokens:

@@ -138,16 +138,19 @@ def simple_events(pieces: Sequence[tuple[float, bytes]]) -> list[tuple[float, by
     blocks = body[:-2].split(b"\n\n")
     if body.count(b"\n") != 2 * len(blocks):  # a line end inside a block: several lines, or an extra blank line
         return None
-    ends = list(accumulate([len(p) for _, p in pieces]))
-    out: list[tuple[float, bytes]] = []
-    pos = j = 0
-    for block in blocks:
-        if not block.startswith(b"data:"):
-            return None
-        pos += len(block) + 2
-        j = bisect_left(ends, pos, j)  # the piece holding this event's last byte
-        out.append((pieces[j][0], block[6:] if block.startswith(b"data: ") else block[5:]))
-    return out
+    seps = len(blocks) - 1  # (a "\n\n" is always a separator here)
+    if body.startswith(b"data: ") and body.count(b"\n\ndata: ") == seps:
+        payloads = [block[6:] for block in blocks]
+    elif body.startswith(b"data:") and body.count(b"\n\ndata:") == seps:
+        payloads = [block[6:] if block.startswith(b"data: ") else block[5:] for block in blocks]
+    else:
+        return None
+    event_ends = list(accumulate([len(block) + 2 for block in blocks]))
+    piece_ends = list(accumulate([len(p) for _, p in pieces]))
+    if event_ends == piece_ends:  # one event per piece, the usual case
+        return [(t, data) for (t, _), data in zip(pieces, payloads, strict=True)]
+    # else each event gets the stamp of the piece holding its last byte
+    return [(pieces[bisect_left(piece_ends, end)][0], data) for end, data in zip(event_ends, payloads, strict=True)]
 
 
 __all__ = ["SSEEvent", "SSEParser", "simple_events"]
