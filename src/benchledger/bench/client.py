@@ -19,6 +19,7 @@ one. TTFT starts when the request is written, so connect time is never part of i
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from collections.abc import Sequence
@@ -239,6 +240,7 @@ class ConnectionPool:
         self._idle.clear()
 
 
+@functools.lru_cache(maxsize=64)
 def request_target(url: str, path: str) -> tuple[str, int, bool, str, str]:
     """(host, port, TLS?, ``Host`` header, request target) for ``path`` under the server root ``url``.
 
@@ -258,6 +260,15 @@ def request_target(url: str, path: str) -> tuple[str, int, bool, str, str]:
     return host, port, secure, host_header, target
 
 
+@functools.lru_cache(maxsize=64)
+def _request_head(url: str, path: str, keep_alive: bool) -> tuple[str, int, bool, bytes]:
+    """(host, port, TLS?, the request's head up to its per-request headers) — the same for every request."""
+    host, port, secure, host_header, target = request_target(url, path)
+    head = (f"POST {target} HTTP/1.1\r\nHost: {host_header}\r\nContent-Type: application/json\r\n"
+            f"Accept: text/event-stream\r\nConnection: {'keep-alive' if keep_alive else 'close'}\r\n")
+    return host, port, secure, head.encode()
+
+
 async def stream_request(
     url: str, path: str, payload: dict[str, Any], *, timeout: float, api_key: str | None = None,  # noqa: ASYNC109
     pool: ConnectionPool | None = None,
@@ -269,20 +280,11 @@ async def stream_request(
     byte of the response came back, the request is sent once more on a fresh connection.
     Never raises for network or server trouble: the error is in ``RawStream.error`` and whatever arrived is kept.
     """
-    host, port, secure, host_header, target = request_target(url, path)
+    host, port, secure, head = _request_head(url, path, pool is not None)
     key = (host, port, secure)
     body = json.dumps(payload).encode()
-    headers = [
-        f"POST {target} HTTP/1.1",
-        f"Host: {host_header}",
-        "Content-Type: application/json",
-        "Accept: text/event-stream",
-        f"Content-Length: {len(body)}",
-        "Connection: keep-alive" if pool is not None else "Connection: close",
-    ]
-    if api_key:
-        headers.append(f"Authorization: Bearer {api_key}")
-    request = ("\r\n".join(headers) + "\r\n\r\n").encode() + body
+    auth = f"Authorization: Bearer {api_key}\r\n".encode() if api_key else b""
+    request = b"%sContent-Length: %d\r\n%s\r\n%s" % (head, len(body), auth, body)
     raw = RawStream(t_start=time.perf_counter())
     loop = asyncio.get_running_loop()
     proto: _StreamProtocol | None = None

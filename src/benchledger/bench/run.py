@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import gc
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -250,33 +250,42 @@ class Runner:
     async def _serve(self, arm: ArmSpec, point: LoadPoint, indices: list[int], meta: dict[str, Any],
                      writer: RequestsWriter, sink: list[RequestRecord], deadline: float | None,
                      stats: dict[str, Any]) -> bool:
-        sem = asyncio.Semaphore(point.concurrency) if point.concurrency else None
-        offsets = (arrival_offsets(len(indices), point.rate, point.arrival, self.config.seed * 7919 + meta["round"])
-                   if point.rate else [0.0] * len(indices))
-        start = time.perf_counter()
         cut = False
         tasks: list[asyncio.Task[None]] = []
 
-        async def guarded(i: int) -> None:
-            assert sem is not None
-            async with sem:
-                if self.stopping or (deadline is not None and time.perf_counter() >= deadline):
-                    return
-                await self._one(arm, i, meta, writer, sink, stats)
-
-        for i, offset in zip(indices, offsets, strict=True):
-            if sem is None:
-                delay = start + offset - time.perf_counter()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-            if self.stopping or (deadline is not None and time.perf_counter() >= deadline):
-                cut = True
-                break
-            coro = guarded(i) if sem is not None else self._one(arm, i, meta, writer, sink, stats)
+        def spawn(coro: Coroutine[Any, Any, None]) -> None:
             task = asyncio.ensure_future(coro)
             self._inflight.add(task)
             task.add_done_callback(self._inflight.discard)
             tasks.append(task)
+
+        if point.concurrency:
+            # Closed loop: ``concurrency`` workers share the prompt order; each sends its next request as soon as
+            # its last one ended (as a semaphore over one task per request would, without a task and a wake-up
+            # per queued request).
+            queue = iter(indices)
+
+            async def worker() -> None:
+                for i in queue:
+                    if self.stopping or (deadline is not None and time.perf_counter() >= deadline):
+                        return
+                    await self._one(arm, i, meta, writer, sink, stats)
+
+            for _ in range(min(point.concurrency, len(indices))):
+                spawn(worker())
+        else:
+            offsets = (arrival_offsets(len(indices), point.rate, point.arrival,
+                                       self.config.seed * 7919 + meta["round"])
+                       if point.rate else [0.0] * len(indices))
+            start = time.perf_counter()
+            for i, offset in zip(indices, offsets, strict=True):
+                delay = start + offset - time.perf_counter()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                if self.stopping or (deadline is not None and time.perf_counter() >= deadline):
+                    cut = True
+                    break
+                spawn(self._one(arm, i, meta, writer, sink, stats))
         await asyncio.gather(*tasks, return_exceptions=True)
         await self._drain()
         done = sum(1 for r in sink if r.round == meta.get("round") and r.phase == meta["phase"])
