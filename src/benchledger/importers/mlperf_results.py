@@ -4,7 +4,8 @@ Read from a stored snapshot (``git_snapshot``; ``<dir>@<commit>`` pins a commit 
 downloaded; a copy of the repository kept by another owner than MLCommons is named as such in each source. Every LLM benchmark (``mlperf_catalog``) of
 every system becomes one experiment whose arms are its scenarios; each ``(division, submitter, system)`` becomes
 one source storing, whole and byte for byte (``stored_files``), the files its numbers come from: the system
-description, and per benchmark × scenario the performance ``mlperf_log_summary.txt`` and the measurements JSON.
+description, and per benchmark × scenario the performance ``mlperf_log_summary.txt`` and the measurements JSON
+(``_measurements``: the round's layout).
 Every number is quoted with its line; each file's git blob id and sha256 stand in the excerpt.
 
 Mapping (foreign field → ledger field, or why not):
@@ -125,12 +126,23 @@ def _systems(snap: Snapshot) -> list[System]:
         if not catalog.LLM_BENCHMARK.match(bench):
             continue
         system = found.setdefault((division, submitter, name), System(division, submitter, name))
-        mdir = f"{division}/{submitter}/measurements/{name}/{bench}/{scenario}/"
+        system.runs.append(Run(bench, scenario, path, _measurements(snap, division, submitter, name, bench, scenario)))
+    return [s for s in found.values() if s.system_json in snap.blobs]
+
+
+def _measurements(snap: Snapshot, division: str, submitter: str, name: str, bench: str, scenario: str) -> str | None:
+    """The run's measurements JSON: ``<division>/<submitter>/measurements/<system>/<benchmark>/<Scenario>/`` (v4.1,
+    v5.1), else ``results/<system>/<benchmark>/<Scenario>/measurements.json`` or its ``measurements/`` folder
+    (v6.0). In a folder, the one named after the system, else the only JSON; several others → none."""
+    run_dir = f"{division}/{submitter}/results/{name}/{bench}/{scenario}/"
+    if run_dir + "measurements.json" in snap.blobs:
+        return run_dir + "measurements.json"
+    for mdir in (f"{division}/{submitter}/measurements/{name}/{bench}/{scenario}/", run_dir + "measurements/"):
         jsons = [p for p in snap.blobs if p.startswith(mdir) and p.endswith(".json") and "/" not in p[len(mdir):]]
         preferred = [p for p in jsons if p.endswith(f"/{name}.json")]
-        measurements = preferred[0] if preferred else (jsons[0] if len(jsons) == 1 else None)
-        system.runs.append(Run(bench, scenario, path, measurements))
-    return [s for s in found.values() if s.system_json in snap.blobs]
+        if preferred or len(jsons) == 1:
+            return preferred[0] if preferred else jsons[0]
+    return None
 
 
 def _short(prefix: str, limit: int = 72) -> str:

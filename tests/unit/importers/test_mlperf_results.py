@@ -158,3 +158,32 @@ def test_mlcommons_own_repository_is_not_called_a_copy(repo: Path, ledger_dir: P
     _references(ledger_dir)
     import_files("mlperf-results", [repo], ledger_dir, options())
     assert not any("not MLCommons' own" in r.body for r in Ledger.load(ledger_dir).of_kind("source"))
+
+
+def test_v6_layout_measurements_in_the_results_folder(fixtures: Path, tmp_path: Path, ledger_dir: Path) -> None:
+    """v6.0 keeps ``measurements.json`` beside the scenario's results (no ``measurements/`` tree): the weights come
+    from it, and LoadGen's ``1.04298e+06`` tokens/s is imported and audits as written (a real v6.0 excerpt)."""
+    root = tmp_path / "v6"
+    shutil.copytree(fixtures / "mlperf_results_v6", root)
+    _git(root, "init", "-q")
+    _git(root, "config", "core.autocrlf", "false")
+    _git(root, "remote", "add", "origin", "https://github.com/mlcommons/inference_results_v6.0.git")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "results")
+    u = Unknown(unknown="unchecked", note="test reference")
+    write_record(ledger_dir, ModelArch(kind="model", id="gpt-oss-120b", title="m", name="m", hidden_size=u,
+                                       layers_full_attention=u, num_heads=u, num_kv_heads=u, head_dim=u,
+                                       vocab_size=u, params_total=u))
+    write_record(ledger_dir, Engine(kind="engine", id="tensorrt-llm", title="t", name="t"))
+    write_record(ledger_dir, Accelerator(kind="accelerator", id="nvidia-gb300", title="g", name="g", vendor="NVIDIA",
+                                         memory_gb=u, memory_bandwidth_gbs=u))
+    write_record(ledger_dir, Format(kind="format", id="fp4", title="fp4", name="fp4", applies_to=["weights"],
+                                    bits_per_element=u, bytes_per_param=u))
+    import_files("mlperf-results", [root], ledger_dir, options())
+    (record,) = _benchmarks(ledger_dir).values()
+    offline = record.arms[0]
+    weights = offline.subject.weights if offline.subject and offline.subject.weights else record.subject.weights
+    assert getattr(weights, "value", None) == "fp4"
+    tokens = next(r for r in offline.results if r.metric == "output_throughput")
+    assert (tokens.value, tokens.quote) == (1042980.0, "Tokens per second: 1.04298e+06")
+    assert audit_errors(ledger_dir) == []
