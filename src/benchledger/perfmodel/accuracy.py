@@ -14,8 +14,9 @@ import math
 import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
-from benchledger.perfmodel.calibrate import Observation, fit, predicted
+from benchledger.perfmodel.calibrate import POOLED_PRIOR_WEIGHT, Observation, fit, predicted_value
 from benchledger.perfmodel.calibrate_prefill import PrefillObservation, fit_prefill, predicted_prefill
 from benchledger.perfmodel.predict import Params, Prediction, predict
 from benchledger.perfmodel.roofline import Efficiency
@@ -23,6 +24,10 @@ from benchledger.schema.metrics import spec_outcome
 
 MIN_TRAINING_ARMS = 3
 """A level's fit is used only when it has at least this many training arms (fewer: the next level)."""
+MIN_TRAINING_CAMPAIGNS = 2
+"""... and only when those arms come from at least this many campaigns: one campaign's setup (its prompts, flags,
+build, measuring script) cannot be told apart from the hardware's efficiency, so it does not speak for a level."""
+_T = TypeVar("_T")
 LEVELS = ("hardware × engine", "hardware family × engine", "engine", "default")
 
 
@@ -74,6 +79,21 @@ def tok_s(value: float, metric: str) -> float:
     return 1000.0 / value if metric == "tpot" else value
 
 
+def enough(train: list[_T], campaign_of: Callable[[_T], str]) -> bool:
+    """Whether a level's training arms may speak for it: ``MIN_TRAINING_ARMS`` arms from ``MIN_TRAINING_CAMPAIGNS``
+    campaigns."""
+    return len(train) >= MIN_TRAINING_ARMS and len({campaign_of(o) for o in train}) >= MIN_TRAINING_CAMPAIGNS
+
+
+def campaign_weights(train: list[_T], campaign_of: Callable[[_T], str]) -> list[float]:
+    """``1 / (arms of its campaign)`` per arm: every training campaign weighs the same in a level's fit, so the
+    campaign with the most arms does not stand for the whole level."""
+    sizes: dict[str, int] = {}
+    for o in train:
+        sizes[campaign_of(o)] = sizes.get(campaign_of(o), 0) + 1
+    return [1.0 / sizes[campaign_of(o)] for o in train]
+
+
 def _level_keys(o: Observation) -> list[tuple[str, tuple[str, str]]]:
     hw, engine = o.key
     return [(LEVELS[0], (hw, engine)), (LEVELS[1], (o.scenario.hardware.family, engine)), (LEVELS[2], ("*", engine))]
@@ -97,7 +117,9 @@ class HeldOutFits:
             cache_key = (held_out, level, key)
             if cache_key not in self._cache:
                 train = self._members(level, key, held_out)
-                self._cache[cache_key] = (fit(train).eff, len(train)) if len(train) >= MIN_TRAINING_ARMS else None
+                self._cache[cache_key] = ((fit(train, weights=campaign_weights(train, self.campaign_of),
+                                               prior_weight=POOLED_PRIOR_WEIGHT).eff, len(train))
+                                           if enough(train, self.campaign_of) else None)
             found = self._cache[cache_key]
             if found is not None:
                 return found[0], level, found[1]
@@ -114,7 +136,7 @@ def hold_out(obs: list[Observation], campaign_of: Callable[[Observation], str],
         eff, level, n = fits.params(o, campaign_of(o))
         p = predict(o.scenario, Params(eff))
         scored[o.ref] = Scored(o, campaign_of(o), o.scenario.hardware.family, tok_s(o.value, o.metric),
-                               tok_s(predicted(p, o.metric), o.metric), p, level, n)
+                               tok_s(predicted_value(o, p, eff), o.metric), p, level, n)
     pairs = [Pair(scored[o.ref], scored[baselines[o.ref]]) for o in obs
              if o.scenario.spec is not None and baselines.get(o.ref) in scored]
     return [scored[o.ref] for o in obs], pairs
@@ -154,7 +176,7 @@ def hold_out_prefill(obs: list[PrefillObservation],
             if (held_out, lvl, key) not in cache:
                 train = [t for t in obs if campaign_of(t) != held_out and dict(keys(t))[lvl] == key]
                 cache[(held_out, lvl, key)] = ((fit_prefill(train)[0], len(train))
-                                               if len(train) >= MIN_TRAINING_ARMS else None)
+                                               if enough(train, campaign_of) else None)
             found = cache[(held_out, lvl, key)]
             if found is not None:
                 (eff, n), level = found, lvl

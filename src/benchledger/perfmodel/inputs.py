@@ -37,6 +37,12 @@ from benchledger.schema import (
 
 WIDE_FORMATS = ("bf16", "fp16", "fp32")
 DEFAULT_KV = "bf16"
+GGUF_OUTPUT_FORMATS = {"q3-k-m": "q6-k", "q4-k-m": "q6-k", "q4-0": "q6-k", "iq4-xs": "q6-k", "q6-k": "q6-k",
+                       "ud-q3-k-xl": "q6-k", "ud-q4-k-xl": "q6-k", "q8-0": "q8-0"}
+"""GGUF weight formats → the format their file stores the output matrix (lm_head) in: llama.cpp's quantizer
+(``llama_tensor_get_type`` in its ``src/llama-quant.cpp``) writes ``output.weight`` as Q6_K for every k-quant and
+legacy file type except Q8_0 (kept Q8_0) and the IQ1/IQ2 types (Q5_K, none in the ledger). The other weight formats
+(vLLM/TRT checkpoints) keep the lm_head in bf16."""
 PARAM_NAMES = ("eta_m", "eta_c", "t0_ms", "phi", "phi_exponent", "eta_attn", "t0_draft_ms", "eta_prefill",
                "t0_prefill_ms")
 
@@ -67,15 +73,17 @@ def scenario_for(
     devices: int = 1, tp: int | None = None, kv: str | None = None, lm_head: str | None = None,
     engine: str | None = None, spec: SpecConfig | None = None, links: list[str] | None = None, pp: int | None = None,
 ) -> Scenario:
-    """A ``Scenario`` from record ids. KV defaults to bf16 and the lm_head to bf16 (stated in assumptions)."""
+    """A ``Scenario`` from record ids. KV defaults to bf16, the lm_head to ``default_lm_head`` (stated in
+    assumptions)."""
     model_record = _get(ledger, "model", model, ModelArch)
     assert isinstance(model_record, ModelArch)
-    head = lm_head or (weights if weights in WIDE_FORMATS else "bf16")
+    head, head_origin = default_lm_head(weights)
+    head = lm_head or head
     kv_id = kv or DEFAULT_KV
     provenance = {
         "hardware": f"record:{hardware}", "weights": f"record:{weights}",
         "kv": f"record:{kv_id}" if kv else f"default (bf16), record:{kv_id}",
-        "lm_head": f"record:{head}" if lm_head else f"default (lm_head left in {head}), record:{head}",
+        "lm_head": f"record:{head}" if lm_head else f"{head_origin}, record:{head}",
     }
     if spec is not None:
         profile = profile_for(engine)
@@ -91,6 +99,16 @@ def scenario_for(
         context=context, concurrency=concurrency, devices=devices, tp=tp, pp=stages, engine=engine, spec=spec,
         provenance=provenance,
     )
+
+
+def default_lm_head(weights: str) -> tuple[str, str]:
+    """(format id, why) of the lm_head when none is stated: a GGUF file's output-matrix format
+    (``GGUF_OUTPUT_FORMATS``), a wide format itself, else bf16."""
+    if weights in GGUF_OUTPUT_FORMATS:
+        head = GGUF_OUTPUT_FORMATS[weights]
+        return head, f"default (a {weights} GGUF file stores output.weight in {head}: llama.cpp's quantizer)"
+    head = weights if weights in WIDE_FORMATS else "bf16"
+    return head, f"default (lm_head left in {head})"
 
 
 LAYER_SPLIT_ENGINES = ("llama-cpp",)
@@ -342,6 +360,7 @@ __all__ = [
     "arm_context",
     "arm_scenario",
     "arm_spec",
+    "default_lm_head",
     "device_split",
     "find_calibration",
     "format_spec",

@@ -30,10 +30,14 @@ from benchledger.perfmodel.roofline import (
 )
 
 
-def prefill_time(cfg: StepConfig, prompt: float, eff: Efficiency) -> StepTime:
-    """Terms of one prefill forward over ``prompt`` tokens of one request (see the module docstring)."""
+def prefill_time(cfg: StepConfig, prompt: float, eff: Efficiency, sequences: int = 1) -> StepTime:
+    """Terms of one prefill forward over ``prompt`` tokens of each of ``sequences`` requests prefilled together
+    (see the module docstring): the GEMMs see ``sequences × prompt`` rows and read the weights once, each
+    request's causal attention covers its own prompt only, the lm_head runs once per request."""
     m, hw, tp = cfg.model, cfg.hardware, max(cfg.tp, 1)
-    n = max(prompt, 1.0)
+    seqs = max(sequences, 1)
+    n = max(prompt, 1.0) * seqs
+    p = max(prompt, 1.0)
     compute = replace(eff, eta_c=eff.eta_prefill)
     _, peak_w, _ = hw.gemm_peak(cfg.weights.id)
     w_bytes = m.body_params_streamed(n, cfg.expert_union) * cfg.weights.bytes_per_param / tp
@@ -42,13 +46,15 @@ def prefill_time(cfg: StepConfig, prompt: float, eff: Efficiency) -> StepTime:
     terms = [Term("prefill_gemm", secs, w_bytes, w_flops, bound, f"N={n:g} prompt rows")]
     _, peak_h, _ = hw.gemm_peak(cfg.lm_head.id)
     h_bytes = m.lm_head_params * cfg.lm_head.bytes_per_param / tp
-    secs, bound = op_time(h_bytes, 2.0 * m.lm_head_params / tp, hw.bandwidth, peak_h, compute)
-    terms.append(Term("prefill_lm_head", secs, h_bytes, 2.0 * m.lm_head_params / tp, bound, "last position"))
+    h_flops = 2.0 * seqs * m.lm_head_params / tp
+    secs, bound = op_time(h_bytes, h_flops, hw.bandwidth, peak_h, compute)
+    terms.append(Term("prefill_lm_head", secs, h_bytes, h_flops, bound, "last position"))
     _, peak_a, _ = hw.gemm_peak("bf16")
-    a_flops = m.attention_flops_per_query(n) * n / 2.0 / tp
+    a_flops = seqs * m.attention_flops_per_query(p) * p / 2.0 / tp
     a_bytes = n * m.kv_bytes_per_token(cfg.kv.bytes_per_param) / kv_shards(m, tp)
     secs, bound = op_time(a_bytes, a_flops, hw.bandwidth, peak_a, compute)
-    terms.append(Term("prefill_attention", secs, a_bytes, a_flops, bound, f"causal over {n:g} tokens"))
+    terms.append(Term("prefill_attention", secs, a_bytes, a_flops, bound,
+                      f"causal over {p:g} tokens" + (f" × {seqs} requests" if seqs > 1 else "")))
     terms.extend(allreduce_terms(m.allreduces_per_forward, n, m.hidden, hw, tp, eff, "prefill_allreduce"))
     hops = cfg.stages - 1
     if hops > 0 and eff.links:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchledger.ledger import Ledger, write_record
-from benchledger.perfmodel.accuracy import LEVELS, hold_out
+from benchledger.perfmodel.accuracy import LEVELS, campaign_weights, enough, hold_out
 from benchledger.perfmodel.calibrate import observations
 from benchledger.perfmodel.campaigns import campaign_of, campaigns
 from benchledger.schema import Source
@@ -28,8 +28,9 @@ def _ledger(root: Path, held_out_scale: float) -> Ledger:
     _source(root, "repo-a-issue-1", "https://github.com/Org/Repo-A/issues/1")
     _source(root, "repo-a-readme", "https://raw.githubusercontent.com/org/repo-a/main/README.md")
     _source(root, "repo-b-pr-2", "https://github.com/other/repo-b/pull/2")
+    _source(root, "repo-c-pr-3", "https://github.com/third/repo-c/pull/3")
     rows = {"a1": ("repo-a-issue-1", held_out_scale), "a2": ("repo-a-readme", held_out_scale),
-            "b1": ("repo-b-pr-2", 1.0)}
+            "b1": ("repo-b-pr-2", 1.0), "c1": ("repo-c-pr-3", 1.1)}
     for record_id, (source, scale) in rows.items():
         arms = [arm(f"c{c}", scale * 30.0 * c ** 0.8, c, source=source) for c in (1, 4, 16)]
         arms.append(arm("c1-mtp", scale * 50.0, 1, k=3, al=2.6, baseline="c1", source=source))
@@ -54,6 +55,24 @@ def test_held_out_numbers_never_reach_their_own_parameters(tmp_path: Path) -> No
         baselines = {o.ref: o.ref.split("#")[0] + "#c1" for o in obs if o.ref.endswith("mtp")}
         scored, pairs = hold_out(obs, lambda o, rc=record_campaign: rc[o.ref.split("#")[0]], baselines)
         predictions.append({s.obs.ref: s.predicted_tok_s for s in scored if s.obs.ref.startswith("a")})
-        assert {s.level for s in scored if s.obs.ref.startswith("a")} == {LEVELS[0]}  # fitted on repo-b alone
-        assert len(pairs) == 3 and all(p.base.obs.ref.endswith("#c1") for p in pairs)
+        assert {s.level for s in scored if s.obs.ref.startswith("a")} == {LEVELS[0]}  # fitted on repo-b and -c
+        assert len(pairs) == 4 and all(p.base.obs.ref.endswith("#c1") for p in pairs)
     assert predictions[0] == predictions[1]
+
+
+def test_a_level_needs_arms_from_two_campaigns(tmp_path: Path) -> None:
+    """Four arms of one campaign do not speak for a level: its setup and the hardware cannot be told apart."""
+    ledger = _ledger(tmp_path, 1.0)
+    obs, _ = observations(ledger)
+    record_campaign = campaign_of(campaigns(ledger))
+    only_b = [o for o in obs if not o.ref.startswith("c1")]  # repo-a held out: repo-b alone trains
+    scored, _ = hold_out(only_b, lambda o: record_campaign[o.ref.split("#")[0]], {})
+    assert {s.level for s in scored if s.obs.ref.startswith("a")} == {LEVELS[-1]}
+    assert {s.training_arms for s in scored if s.obs.ref.startswith("a")} == {0}
+
+
+def test_every_training_campaign_weighs_the_same() -> None:
+    arms = ["a#1", "a#2", "a#3", "b#1"]
+    assert campaign_weights(arms, lambda ref: ref.split("#")[0]) == [1 / 3, 1 / 3, 1 / 3, 1.0]
+    assert enough(arms, lambda ref: ref.split("#")[0])
+    assert not enough(arms[:3], lambda ref: ref.split("#")[0])

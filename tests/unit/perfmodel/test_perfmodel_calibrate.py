@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from perfmodel_inputs import whole_request_tok_s
 
 from benchledger.ledger import Ledger, write_record
 from benchledger.perfmodel.calibrate import calibrate_ledger
 from benchledger.perfmodel.inputs import params_for, scenario_for
-from benchledger.perfmodel.predict import Params, predict
 from benchledger.perfmodel.roofline import Efficiency
 from benchledger.perfmodel.specdec import SpecConfig
 from benchledger.schema import Calibration
@@ -30,7 +30,7 @@ def test_fit_recovers_the_parameters_that_generated_the_data(tmp_path: Path) -> 
             spec = SpecConfig("mtp", 3, acceptance_length=2.6) if k else None
             sc = scenario_for(ledger, model="qwen3.8-27b", hardware="nvidia-gb10", weights="nvfp4",
                               kv="fp8-e4m3", context=1128, concurrency=conc, engine="vllm", spec=spec)
-            value = predict(sc, Params(TRUE)).aggregate_tok_s
+            value = whole_request_tok_s(sc, TRUE, 1000, 256)  # the helper's 1000 in / 256 out
             name = f"c{conc}-{'mtp' if k else 'base'}"
             arms.append(arm(name, value, conc, k=k, al=2.6 if k else None,
                             baseline=f"c{conc}-base" if k else None))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from perfmodel_inputs import BF16, FP8, NVFP4
+from perfmodel_inputs import BF16, FP8, NVFP4, whole_request_tok_s
 
 from benchledger.ledger import Ledger, write_record
 from benchledger.perfmodel.architecture import MIB, ModelSpec, gated_delta_state_mib
@@ -62,7 +62,7 @@ def _synthetic(tmp_path: Path, true: Efficiency, contexts: tuple[int, ...], conc
             sc = scenario_for(ledger, model="qwen3.8-27b", hardware="nvidia-gb10", weights="nvfp4", kv="bf16",
                               context=ctx + 128, concurrency=concurrency or 1, engine="vllm", spec=spec)
             name = "base" if k is None else f"mtp-al{al}"
-            arms.append(arm(name, predict(sc, Params(true)).aggregate_tok_s, concurrency or 1, k=k, al=al,
+            arms.append(arm(name, whole_request_tok_s(sc, true, ctx, 256), concurrency or 1, k=k, al=al,
                             baseline="base" if k else None))
         record = benchmark(f"ctx-{ctx}", arms, input_tokens=ctx)
         record = record.model_copy(update={"subject": record.subject.model_copy(update={"kv_cache": "bf16"})})
