@@ -11,7 +11,7 @@ MODELS: dict[str, str] = {
     "llama2-70b-99": "llama-2-70b", "llama2-70b-99.9": "llama-2-70b",
     "llama3.1-405b": "llama-3.1-405b", "llama3.1-8b": "llama-3.1-8b", "llama3.1-8b-edge": "llama-3.1-8b",
     "mixtral-8x7b": "mixtral-8x7b", "deepseek-r1": "deepseek-r1", "gptj-99": "gpt-j-6b", "gptj-99.9": "gpt-j-6b",
-    "gpt-oss-120b": "gpt-oss-120b",
+    "gpt-oss-120b": "gpt-oss-120b", "qwen3-vl-235b-a22b": "qwen3-vl-235b-a22b",
     # open division: the submitter's model variant, same base model (named by the benchmark folder)
     "llama3_1-8b": "llama-3.1-8b", "llama3_1-8b-edge": "llama-3.1-8b", "llama3_1-405b": "llama-3.1-405b",
     "llama3_1-70b-fp8_dyn": "llama-3.1-70b", "llama3_1-70b-fp8_pre": "llama-3.1-70b",
@@ -19,8 +19,9 @@ MODELS: dict[str, str] = {
 }
 """Benchmark folder → model id. Not mapped (their weights are not the base model's): ``*_pruned``, ``*_finetuned``."""
 
-LLM_BENCHMARK = re.compile(r"^(llama|mixtral|deepseek|gptj|gpt-oss)")
-"""Benchmark folders that are LLMs (whisper, stable diffusion, dlrm, resnet, … are not imported)."""
+LLM_BENCHMARK = re.compile(r"^(llama|mixtral|deepseek|gptj|gpt-oss|qwen3-vl)")
+"""Benchmark folders that are LLMs (whisper, stable diffusion, wan, dlrm, resnet, … are not imported). The
+vision-language qwen3-vl (v6.0) is an LLM decoder with image input; LoadGen reports it in samples/s only."""
 
 SAMPLE_METRIC_BENCHMARKS = ("gptj-99", "gptj-99.9")
 """Benchmarks whose MLPerf metric is samples/s (LoadGen prints tokens/s only as '(inferred)' for them)."""

@@ -162,7 +162,8 @@ def test_mlcommons_own_repository_is_not_called_a_copy(repo: Path, ledger_dir: P
 
 def test_v6_layout_measurements_in_the_results_folder(fixtures: Path, tmp_path: Path, ledger_dir: Path) -> None:
     """v6.0 keeps ``measurements.json`` beside the scenario's results (no ``measurements/`` tree): the weights come
-    from it, and LoadGen's ``1.04298e+06`` tokens/s is imported and audits as written (a real v6.0 excerpt)."""
+    from it, and LoadGen's ``1.04298e+06`` tokens/s is imported and audits as written; qwen3-vl imports as an LLM
+    benchmark (a real v6.0 excerpt)."""
     root = tmp_path / "v6"
     shutil.copytree(fixtures / "mlperf_results_v6", root)
     _git(root, "init", "-q")
@@ -180,10 +181,15 @@ def test_v6_layout_measurements_in_the_results_folder(fixtures: Path, tmp_path: 
     write_record(ledger_dir, Format(kind="format", id="fp4", title="fp4", name="fp4", applies_to=["weights"],
                                     bits_per_element=u, bytes_per_param=u))
     import_files("mlperf-results", [root], ledger_dir, options())
-    (record,) = _benchmarks(ledger_dir).values()
+    records = _benchmarks(ledger_dir)
+    assert sorted(records) == ["gpt-oss-120b@NVIDIA", "qwen3-vl-235b-a22b@NVIDIA"]
+    record = records["gpt-oss-120b@NVIDIA"]
     offline = record.arms[0]
     weights = offline.subject.weights if offline.subject and offline.subject.weights else record.subject.weights
     assert getattr(weights, "value", None) == "fp4"
     tokens = next(r for r in offline.results if r.metric == "output_throughput")
     assert (tokens.value, tokens.quote) == (1042980.0, "Tokens per second: 1.04298e+06")
+    vl = records["qwen3-vl-235b-a22b@NVIDIA"]  # the vision-language benchmark: samples/s only, fp32 not a format
+    assert [(r.metric, r.value) for r in vl.arms[0].results] == [("request_throughput", 41.64)]
+    assert vl.subject.model == "unknown-model" and isinstance(vl.subject.weights, Unknown)
     assert audit_errors(ledger_dir) == []
