@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
 import sys
@@ -61,3 +62,65 @@ def test_sigint_while_waiting_for_health_stops_the_engine_group(tmp_path: Path) 
     assert proc.returncode == 130, stderr
     assert "interrupted before the run started" in stderr
     assert not _alive(engine_pid)  # SIGTERM ignored: SIGKILL after the grace period took the group
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+SECRETS = ("hf_launchsecret12345678", "launch-secret-5151", "client-key-6262")
+
+
+def _engine(tmp_path: Path, port: int) -> str:
+    return (f"{sys.executable} {SERVER} --port {port} --ready-file {tmp_path / 'ready'} "
+            f"--hf-token {SECRETS[0]} --api-key {SECRETS[1]}")
+
+
+def test_the_engine_log_is_masked_while_the_engine_runs(tmp_path: Path) -> None:
+    port = _free_port()
+    eng = asyncio.run(launch("base", _engine(tmp_path, port), f"http://127.0.0.1:{port}", tmp_path, timeout=60,
+                             secrets=[SECRETS[2]]))
+    try:
+        # the engine printed its argv (a Python list) before it became healthy: that line is on disk now, masked
+        text = eng.log_path.read_text()
+        assert "argv:" in text and "--hf-token" in text and "***" in text
+        assert not any(s in text for s in SECRETS)
+    finally:
+        eng.stop(grace=1.0)
+    text = eng.log_path.read_text()
+    assert "argv:" in text and not any(s in text for s in SECRETS)
+
+
+def test_a_sigkilled_benchledger_leaves_no_secret_in_the_engine_log(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+
+    port = _free_port()
+    script = (
+        "import asyncio, sys, time\n"
+        "from pathlib import Path\n"
+        "from benchledger.bench.launch import launch\n"
+        f"eng = asyncio.run(launch('base', {_engine(tmp_path, port)!r}, 'http://127.0.0.1:{port}', "
+        f"Path({str(tmp_path)!r}), timeout=60))\n"
+        "print(eng.process.pid, flush=True)\n"
+        "time.sleep(300)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    engine_pid = None
+    try:
+        assert proc.stdout is not None
+        engine_pid = int(proc.stdout.readline())  # the engine is up and has printed its argv
+        proc.send_signal(signal.SIGKILL)  # benchledger dies without any chance to clean up
+        proc.wait(10)
+        text = (tmp_path / "engine-base.log").read_text()
+        assert "argv:" in text and not any(s in text for s in SECRETS)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(10)
+        if proc.stdout is not None:
+            proc.stdout.close()
+        if engine_pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(engine_pid, signal.SIGKILL)

@@ -6,6 +6,10 @@ took to become ready, the engine version (the engine profiles' endpoints: vLLM `
 whole group — SIGTERM, then SIGKILL after a grace period — so workers it forked (vLLM's engine cores holding
 the accelerator) never outlive it. Health and version calls are auxiliary calls (``bench.auxhttp``): each has a
 total deadline and a signal cancels them.
+
+The engine's output never reaches the disk unmasked: it goes through a pipe to ``EngineLog``, which writes each
+line to the log only after masking its secrets (``bench.redact``: the run's secrets and the values of the
+command's credential flags), so a crash or SIGKILL of benchledger leaves no secret in the log.
 """
 
 from __future__ import annotations
@@ -16,12 +20,15 @@ import os
 import shlex
 import signal
 import subprocess
+import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchledger.bench.auxhttp import AuxError, AuxHTTP
+from benchledger.bench.redact import launch_secrets, redact
 from benchledger.engines import GENERIC, known_version_sources
 from benchledger.errors import BenchError
 
@@ -59,6 +66,51 @@ def stop_group(process: subprocess.Popen[bytes], grace: float = STOP_GRACE_S) ->
     return process.returncode
 
 
+class EngineLog:
+    """Copies an engine's output from a pipe into its log file, each line masked before it is written.
+
+    Complete lines (ended by ``\\n`` or ``\\r``, as progress bars end theirs) are written as they come; a line
+    that grows past ``LINE_LIMIT`` bytes is written but for its last ``HOLD`` bytes (a secret cut in two at the
+    boundary would escape masking). The thread ends when every writer of the pipe has closed it.
+    """
+
+    LINE_LIMIT = 64 * 1024
+    HOLD = 1024
+
+    def __init__(self, read_fd: int, path: Path, secrets: Iterable[str | None]) -> None:
+        self.path = path
+        self._secrets = [s for s in secrets if s]
+        self._out = path.open("wb")
+        self._src = os.fdopen(read_fd, "rb", buffering=0)
+        self._thread = threading.Thread(target=self._pump, name=f"engine-log-{path.name}", daemon=True)
+        self._thread.start()
+
+    def _clean(self, data: bytes) -> bytes:
+        return redact(data.decode("utf-8", errors="replace"), self._secrets).encode("utf-8")
+
+    def _pump(self) -> None:
+        pending = b""
+        try:
+            while data := self._src.read(65536):
+                pending += data
+                cut = max(pending.rfind(b"\n"), pending.rfind(b"\r")) + 1
+                if not cut and len(pending) > self.LINE_LIMIT:
+                    cut = len(pending) - self.HOLD
+                if cut:
+                    self._out.write(self._clean(pending[:cut]))
+                    self._out.flush()
+                    pending = pending[cut:]
+            if pending:
+                self._out.write(self._clean(pending))
+        finally:
+            self._out.close()
+            self._src.close()
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Wait (at most ``timeout`` s) for the pump to write what the engine wrote before it ended."""
+        self._thread.join(timeout)
+
+
 @dataclass
 class Launched:
     """A running engine process started by us (leader of its own process group)."""
@@ -70,10 +122,14 @@ class Launched:
     log_path: Path
     ready_s: float | None = None
     info: dict[str, Any] = field(default_factory=dict)
+    log: EngineLog | None = None
 
     def stop(self, grace: float = STOP_GRACE_S) -> int | None:
-        """Stop the engine's whole process group (see ``stop_group``); returns the exit code."""
-        return stop_group(self.process, grace)
+        """Stop the engine's whole process group (see ``stop_group``) and let its log be written; the exit code."""
+        code = stop_group(self.process, grace)
+        if self.log is not None:
+            self.log.close()
+        return code
 
 
 async def wait_healthy(url: str, timeout: float, process: subprocess.Popen[bytes] | None = None,  # noqa: ASYNC109
@@ -123,23 +179,26 @@ async def engine_info(url: str, http: AuxHTTP | None = None) -> dict[str, Any]:
 
 
 async def launch(name: str, command: str, url: str, log_dir: Path, timeout: float = 300.0,  # noqa: ASYNC109
-                 http: AuxHTTP | None = None) -> Launched:
+                 http: AuxHTTP | None = None, secrets: Iterable[str | None] = ()) -> Launched:
     """Start ``command`` (split like a shell would) in its own process group, log to
-    ``log_dir/engine-<name>.log``, wait for health. Cancelling (a signal) stops the group before re-raising."""
+    ``log_dir/engine-<name>.log`` (``secrets`` and the command's credential-flag values masked as it is written),
+    wait for health. Cancelling (a signal) stops the group before re-raising."""
     log_dir.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 (a local mkdir)
     log_path = log_dir / f"engine-{name}.log"
     argv = shlex.split(command)
     if not argv:
         raise BenchError(f"--launch {name}: empty command")
-    log = log_path.open("wb")
+    read_fd, write_fd = os.pipe()
     try:  # Popen starts the engine and returns at once; its own session = its own process group
-        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy(),  # noqa: ASYNC220
+        proc = subprocess.Popen(argv, stdout=write_fd, stderr=subprocess.STDOUT, env=os.environ.copy(),  # noqa: ASYNC220
                                 start_new_session=True)
     except OSError as exc:
-        log.close()
+        os.close(read_fd)
         raise BenchError(f"--launch {name}: cannot start {argv[0]!r}: {exc}") from exc
-    log.close()
-    launched = Launched(name=name, command=command, url=url, process=proc, log_path=log_path)
+    finally:
+        os.close(write_fd)
+    log = EngineLog(read_fd, log_path, [*secrets, *launch_secrets(argv)])
+    launched = Launched(name=name, command=command, url=url, process=proc, log_path=log_path, log=log)
     try:
         launched.ready_s = await wait_healthy(url, timeout, proc, http)
     except BenchError:
@@ -153,4 +212,4 @@ async def launch(name: str, command: str, url: str, log_dir: Path, timeout: floa
     return launched
 
 
-__all__ = ["STOP_GRACE_S", "Launched", "engine_info", "launch", "stop_group", "wait_healthy"]
+__all__ = ["STOP_GRACE_S", "EngineLog", "Launched", "engine_info", "launch", "stop_group", "wait_healthy"]

@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 MASK = "***"
@@ -95,16 +94,4 @@ def _redact_all(value: Any, found: list[str | None]) -> Any:
     return value
 
 
-def redact_file(path: Path, secrets: Iterable[str | None] = ()) -> None:
-    """Rewrite a text file (e.g. an engine log) with its secrets masked; no-op when it does not exist."""
-    if not path.is_file():
-        return
-    text = path.read_text(encoding="utf-8", errors="replace")
-    cleaned = redact(text, secrets)
-    if cleaned != text:
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(cleaned, encoding="utf-8")
-        tmp.replace(path)
-
-
-__all__ = ["MASK", "launch_secrets", "redact", "redact_file", "redact_value"]
+__all__ = ["MASK", "launch_secrets", "redact", "redact_value"]

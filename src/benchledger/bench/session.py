@@ -27,7 +27,7 @@ from benchledger.bench.client import stream_request
 from benchledger.bench.launch import Launched, engine_info, launch
 from benchledger.bench.outputs import write_json
 from benchledger.bench.record import RecordTarget, build_record, place_run_folder
-from benchledger.bench.redact import launch_secrets, redact, redact_file, redact_value
+from benchledger.bench.redact import launch_secrets, redact, redact_value
 from benchledger.bench.report import write_point_outputs
 from benchledger.bench.response import parse_stream
 from benchledger.bench.run import PointResult, Progress, RunConfig, Runner
@@ -186,8 +186,7 @@ async def _session(config: RunConfig, progress: Progress | None, launch_timeout:
                 write_json(config.out / "comparison.json", {"points": [o["comparison"] for o in outputs]})
         finally:
             for eng in launched:
-                eng.stop()
-                redact_file(eng.log_path, hidden)
+                eng.stop()  # (its log was masked as it was written)
         engines = redact_value(engines, hidden)
         interrupted = runner.stopping or signals.received is not None
         result = SessionResult(out=config.out, points=points, outputs=outputs, interrupted=interrupted,
@@ -209,7 +208,8 @@ async def _setup(config: RunConfig, launched: list[Launched], engines: dict[str,
     for arm in config.arms:
         if arm.launch:
             try:
-                eng = await launch(arm.name, arm.launch, arm.url, config.out, timeout=launch_timeout, http=aux)
+                eng = await launch(arm.name, arm.launch, arm.url, config.out, timeout=launch_timeout, http=aux,
+                                   secrets=hidden)
             except BenchError as exc:
                 raise BenchError(redact(str(exc), hidden)) from None
             launched.append(eng)
