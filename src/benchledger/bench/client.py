@@ -25,7 +25,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import httptools
 
@@ -260,6 +260,13 @@ def request_target(url: str, path: str) -> tuple[str, int, bool, str, str]:
     return host, port, secure, host_header, target
 
 
+def url_with_path(url: str, path: str) -> str:
+    """``path`` appended to the URL's path, its query string kept after it (``http://h/x?k=v`` + ``/metrics`` →
+    ``http://h/x/metrics?k=v``): the URL of every auxiliary call under a server root."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + path))
+
+
 @functools.lru_cache(maxsize=64)
 def _request_head(url: str, path: str, keep_alive: bool) -> tuple[str, int, bool, bytes]:
     """(host, port, TLS?, the request's head up to its per-request headers) — the same for every request."""
@@ -336,4 +343,4 @@ async def stream_request(
     return raw
 
 
-__all__ = ["CONTENT_KEYS", "ConnectionPool", "RawStream", "request_target", "stream_request"]
+__all__ = ["CONTENT_KEYS", "ConnectionPool", "RawStream", "request_target", "stream_request", "url_with_path"]

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from benchledger.bench.auxhttp import AuxError, AuxHTTP
+from benchledger.bench.client import url_with_path
 from benchledger.bench.redact import launch_secrets, redact
 from benchledger.engines import GENERIC, known_version_sources
 from benchledger.errors import BenchError
@@ -142,7 +143,7 @@ async def wait_healthy(url: str, timeout: float, process: subprocess.Popen[bytes
         if process is not None and process.poll() is not None:
             raise BenchError(f"engine exited with code {process.returncode} before it was healthy ({url})")
         with contextlib.suppress(AuxError):
-            if (await http.get(url.rstrip("/") + GENERIC.health_path)).status == 200:
+            if (await http.get(url_with_path(url, GENERIC.health_path))).status == 200:
                 return time.monotonic() - start
         if time.monotonic() - start > timeout:
             raise BenchError(f"engine at {url} not healthy after {timeout:g} s")
@@ -153,10 +154,9 @@ async def engine_info(url: str, http: AuxHTTP | None = None) -> dict[str, Any]:
     """Engine version and build facts the server reports (empty values when it reports none)."""
     http = http or AuxHTTP(deadline=2.0, attempts=1)
     info: dict[str, Any] = {"version": None, "version_source": None}
-    base = url.rstrip("/")
 
     async def get_json(path: str) -> Any:
-        resp = await http.get(base + path)
+        resp = await http.get(url_with_path(url, path))
         if resp.status != 200:
             return None
         try:

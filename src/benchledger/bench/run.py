@@ -22,9 +22,10 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from benchledger.bench.auxhttp import DEFAULT_AUX_DEADLINE_S, AuxError, AuxHTTP
-from benchledger.bench.client import ConnectionPool, RawStream, stream_request
+from benchledger.bench.client import ConnectionPool, RawStream, stream_request, url_with_path
 from benchledger.bench.eventloop import EventLoop
 from benchledger.bench.load import LoadPoint, Round, arrival_offsets, default_round_size, plan_rounds
 from benchledger.bench.looplag import LoopLagMonitor
@@ -77,13 +78,14 @@ class ArmSpec:
 
     @property
     def metrics(self) -> str:
-        return self.metrics_url or self.url.rstrip("/") + "/metrics"
+        return self.metrics_url or url_with_path(self.url, "/metrics")
 
 
 def normalise_url(url: str) -> str:
-    """Server root: strips a trailing ``/`` and ``/v1``."""
-    url = url.rstrip("/")
-    return url[: -len("/v1")] if url.endswith("/v1") else url
+    """Server root: strips a trailing ``/`` and ``/v1`` from the URL's path; a query string is kept."""
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/")
+    return urlunsplit(parts._replace(path=path[: -len("/v1")] if path.endswith("/v1") else path))
 
 
 @dataclass

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from benchledger.bench.auxhttp import AuxError, AuxHTTP
+from benchledger.bench.client import url_with_path
 from benchledger.engines import known_tokenize_shapes
 from benchledger.errors import BenchError
 
@@ -85,7 +86,7 @@ class _Tokenizer:
     """The server's tokenizer over HTTP (llama.cpp or vLLM request shapes), each call under the aux deadline."""
 
     def __init__(self, base_url: str, model: str | None, http: AuxHTTP) -> None:
-        self.base = base_url.rstrip("/")
+        self.base = base_url
         self.http = http
         self.model = model
         self.shape: str | None = None
@@ -99,7 +100,7 @@ class _Tokenizer:
             if shape == "vllm" and self.model:
                 body["model"] = self.model
             try:
-                resp = await self.http.post(self.base + "/tokenize", body)
+                resp = await self.http.post(url_with_path(self.base, "/tokenize"), body)
                 if resp.status != 200:
                     why = f"/tokenize answered HTTP {resp.status}"
                     continue
@@ -119,7 +120,7 @@ class _Tokenizer:
         if self.shape == "vllm" and self.model:
             body["model"] = self.model
         try:
-            resp = await self.http.post(self.base + "/detokenize", body)
+            resp = await self.http.post(url_with_path(self.base, "/detokenize"), body)
             data = resp.json() if resp.status == 200 else None
         except AuxError:
             return None
