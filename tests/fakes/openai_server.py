@@ -33,7 +33,8 @@ Hostile-server faults (``tests/integration/test_bench_hostile.py``). Per request
 (a 200 answer that is not an SSE stream), ``echo_key_401`` (a 401 whose body echoes the Authorization header),
 ``echo_key_sse`` (an SSE error chunk echoing it), ``reasoning`` (chat: ``reasoning_content`` deltas first).
 Server-wide: ``tokenize`` — ``none`` (404), ``ok`` (one id per word; ``/detokenize`` inverts it), ``empty``,
-``constant``, ``html``, ``strings``, ``truncate`` (at 40 tokens), ``hang``; ``metrics`` — ``ok``, ``trickle``
+``constant``, ``html``, ``strings``, ``truncate`` (at 40 tokens), ``hang``, ``slow`` (as ``ok``, each answer
+``SLOW_TOKENIZE_S`` late); ``metrics`` — ``ok``, ``trickle``
 (one byte a second), ``hang`` (never answers), ``garbage`` (not Prometheus), ``reset`` (counters restart from
 zero after the first scrape), ``restart`` (``process_start_time_seconds`` changes between scrapes).
 """
@@ -55,6 +56,9 @@ try:
     from tests.fakes.hostile import Vocab, hostile_chunk, metrics_body, tokenizer_answer
 except ImportError:  # run as a script (``python tests/fakes/openai_server.py``): its folder is on sys.path
     from hostile import Vocab, hostile_chunk, metrics_body, tokenizer_answer  # type: ignore[no-redef]
+
+
+SLOW_TOKENIZE_S = 0.05
 
 
 @dataclass
@@ -228,6 +232,9 @@ class Connection(asyncio.Protocol):
         app.tokenize_calls += 1
         if mode == "none":
             self._plain(404, b'{"error": "not found"}', keep_alive)
+        elif mode == "slow":  # answers as "ok" does, each after SLOW_TOKENIZE_S
+            asyncio.get_running_loop().call_later(SLOW_TOKENIZE_S, self._plain, 200,
+                                                  tokenizer_answer("ok", app.vocab, path, req), keep_alive)
         elif mode != "hang":  # hang: never answers; the client's deadline ends it
             self._plain(200, tokenizer_answer(mode, app.vocab, path, req), keep_alive)
 

@@ -94,6 +94,39 @@ def test_a_working_tokenizer_gives_exact_lengths() -> None:
     assert all(len(p.text.split()) == 20 and p.input_tokens_source == "server-tokenize" for p in prompts)
 
 
+def test_prompt_building_obeys_its_overall_deadline(tmp_path: Path) -> None:
+    """Each /tokenize answer is quick enough for its own deadline, but 2,000 exact prompts need ~6,000 of them:
+    the build as a whole stops at the prompt deadline with a clear error, nothing measured."""
+    with FakeServer(FakeConfig(tokenize="slow")) as srv:
+        cfg = config(tmp_path, [ArmSpec("base", srv.url)], aux=5.0)
+        cfg.prompts, cfg.prompt_deadline = [], 1.0
+        cfg.prompt_builder = lambda url, aux: synthetic_prompts(2000, 16, url, None, 0, aux)
+        with pytest.raises(BenchError, match="prompt deadline"):
+            run_session(cfg)
+        calls = srv.app.tokenize_calls
+    assert 0 < calls < 2000  # stopped early: not even one call per prompt was made
+    assert not (tmp_path / "out" / "base" / "requests.jsonl").exists()
+
+
+def test_a_prompt_file_is_read_only_as_far_as_the_run_needs_and_obeys_the_deadline(tmp_path: Path) -> None:
+    import time
+
+    from benchledger.bench.workload import load_prompt_file
+
+    jsonl = tmp_path / "p.jsonl"
+    jsonl.write_text("".join(json.dumps({"prompt": f"p{i}"}) + "\n" for i in range(10)) + "{not json\n")
+    assert [p.text for p in load_prompt_file(jsonl, 10)] == [f"p{i}" for i in range(10)]  # line 11 never read
+    sharegpt = tmp_path / "p.json"
+    items = [{"conversations": [{"from": "human", "value": f"q{i}"}]} for i in range(5)]
+    sharegpt.write_text(json.dumps(items)[:-1] + ", {broken")
+    assert [p.text for p in load_prompt_file(sharegpt, 5)] == [f"q{i}" for i in range(5)]
+    with pytest.raises(BenchError, match="invalid JSON"):
+        load_prompt_file(sharegpt)
+    for path in (jsonl, sharegpt):
+        with pytest.raises(BenchError, match="prompt deadline"):
+            load_prompt_file(path, deadline=time.monotonic() - 1.0)  # a deadline already passed
+
+
 @pytest.mark.parametrize("mode", ["trickle", "hang"])
 def test_a_trickling_or_silent_metrics_endpoint_is_cut_at_the_deadline(tmp_path: Path, mode: str) -> None:
     deadline = 0.5

@@ -36,6 +36,7 @@ from benchledger.bench.rundata import RequestRecord
 from benchledger.bench.workload import ENDPOINT_PATHS, Prompt, RequestSpec
 
 Progress = Callable[[dict[str, Any]], None]
+DEFAULT_PROMPT_DEADLINE_S = 300.0
 CLOCK_FILE = "clock.json"
 
 
@@ -111,6 +112,8 @@ class RunConfig:
     """Builds ``prompts`` from the first arm's URL once engines are up (e.g. exact lengths via /tokenize)."""
     aux_deadline: float = DEFAULT_AUX_DEADLINE_S
     """Total deadline (s) of each auxiliary call: tokenize, metrics scrape, health, version."""
+    prompt_deadline: float = DEFAULT_PROMPT_DEADLINE_S
+    """Total deadline (s) of building all prompts (``prompt_builder``: every /tokenize call together)."""
     test_request: bool = False
     """Send one request to every arm before the run and stop with the server's reason when it fails."""
     event_loop: EventLoop = "asyncio"
@@ -399,4 +402,4 @@ class Runner:
         return results
 
 
-__all__ = ["CLOCK_FILE", "ArmSpec", "PointResult", "RunConfig", "Runner", "clock_reference", "normalise_url"]
+__all__ = ["CLOCK_FILE", "DEFAULT_PROMPT_DEADLINE_S", "ArmSpec", "PointResult", "RunConfig", "Runner", "clock_reference", "normalise_url"]

@@ -218,7 +218,13 @@ async def _setup(config: RunConfig, launched: list[Launched], engines: dict[str,
         else:
             engines[arm.name] = await engine_info(arm.url, aux)
     if config.prompt_builder is not None and not config.prompts:
-        config.prompts = await config.prompt_builder(config.arms[0].url, aux)
+        try:
+            async with asyncio.timeout(config.prompt_deadline):
+                config.prompts = await config.prompt_builder(config.arms[0].url, aux)
+        except TimeoutError:
+            raise BenchError(f"building the prompts did not finish within the prompt deadline "
+                             f"({config.prompt_deadline:g} s; the server's /tokenize is slow or the prompts many): "
+                             "raise --prompt-deadline, lower --num-prompts, or give --prompts") from None
     if not config.prompts:
         raise BenchError("no prompts to send")
     if config.test_request:

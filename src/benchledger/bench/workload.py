@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import json
 import random
+import re
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -200,44 +203,78 @@ async def _exact_prompt(tok: _Tokenizer, index: int, want: int, seed: int) -> Pr
     raise BenchError(f"could not build a prompt of exactly {want} tokens with the server's tokenizer")
 
 
-def load_prompt_file(path: Path, n: int | None = None) -> list[Prompt]:
-    """Prompts from a ShareGPT-style JSON list or a JSONL file (``prompt``/``text`` per line)."""
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BenchError(f"{path}: cannot read prompt file: {exc}") from exc
+def load_prompt_file(path: Path, n: int | None = None, deadline: float | None = None) -> list[Prompt]:
+    """The first ``n`` prompts (all without ``n``) of a ShareGPT-style JSON list or a JSONL file (``prompt`` /
+    ``text`` per line).
+
+    Reads item by item and stops at the ``n``-th prompt, so a huge dataset costs only what is used; between
+    items it checks ``deadline`` (a ``time.monotonic()`` value: BenchError once it has passed) and lets Ctrl-C
+    through.
+    """
+
+    def check(where: str) -> None:
+        if deadline is not None and time.monotonic() > deadline:
+            raise BenchError(f"{path}: reading prompts did not finish before the prompt deadline ({where}): "
+                             "raise --prompt-deadline or use a smaller file")
+
     texts: list[str] = []
-    if path.suffix == ".jsonl":
-        for lineno, line in enumerate(raw.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError as exc:
-                raise BenchError(f"{path}:{lineno}: invalid JSON: {exc}") from exc
-            text = obj.get("prompt", obj.get("text")) if isinstance(obj, dict) else None
-            if not isinstance(text, str):
-                raise BenchError(f"{path}:{lineno}: expected an object with a string 'prompt' or 'text'")
-            texts.append(text)
-    else:
-        try:
-            data = json.loads(raw)
-        except ValueError as exc:
-            raise BenchError(f"{path}: invalid JSON: {exc}") from exc
-        if not isinstance(data, list):
-            raise BenchError(f"{path}: expected a ShareGPT-style list of conversations")
-        for i, conv in enumerate(data):
-            turns = conv.get("conversations") if isinstance(conv, dict) else None
-            if not isinstance(turns, list):
-                raise BenchError(f"{path}: item {i}: expected a 'conversations' list")
-            human = next((t.get("value") for t in turns if isinstance(t, dict) and t.get("from") in ("human", "user")), None)
-            if isinstance(human, str) and human.strip():
-                texts.append(human)
+    try:
+        if path.suffix == ".jsonl":
+            with path.open(encoding="utf-8") as fh:
+                for lineno, line in enumerate(fh, 1):
+                    if n is not None and len(texts) >= n:
+                        break
+                    check(f"line {lineno}")
+                    if not line.strip():
+                        continue
+                    try:
+                        obj = json.loads(line)
+                    except ValueError as exc:
+                        raise BenchError(f"{path}:{lineno}: invalid JSON: {exc}") from exc
+                    text = obj.get("prompt", obj.get("text")) if isinstance(obj, dict) else None
+                    if not isinstance(text, str):
+                        raise BenchError(f"{path}:{lineno}: expected an object with a string 'prompt' or 'text'")
+                    texts.append(text)
+        else:
+            for i, conv in enumerate(_json_list_items(path.read_text(encoding="utf-8"), path)):
+                check(f"item {i}")
+                turns = conv.get("conversations") if isinstance(conv, dict) else None
+                if not isinstance(turns, list):
+                    raise BenchError(f"{path}: item {i}: expected a 'conversations' list")
+                human = next((t.get("value") for t in turns if isinstance(t, dict) and t.get("from") in ("human", "user")), None)
+                if isinstance(human, str) and human.strip():
+                    texts.append(human)
+                if n is not None and len(texts) >= n:
+                    break  # (before the next item is decoded)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BenchError(f"{path}: cannot read prompt file: {exc}") from exc
     if not texts:
         raise BenchError(f"{path}: no prompts found")
-    if n is not None:
-        texts = texts[:n]
     return [Prompt(text=t, input_tokens=None, input_tokens_source="server-usage") for t in texts]
+
+
+def _json_list_items(raw: str, path: Path) -> Iterator[Any]:
+    """The items of the JSON list ``raw``, decoded one at a time (a BenchError names a malformed one)."""
+    decoder = json.JSONDecoder()
+    ws = re.compile(r"\s*")
+    pos = ws.match(raw, 0).end()  # type: ignore[union-attr]
+    if not raw.startswith("[", pos):
+        raise BenchError(f"{path}: expected a ShareGPT-style list of conversations")
+    pos = ws.match(raw, pos + 1).end()  # type: ignore[union-attr]
+    if raw.startswith("]", pos):
+        return
+    while True:
+        try:
+            item, pos = decoder.raw_decode(raw, pos)
+        except ValueError as exc:
+            raise BenchError(f"{path}: invalid JSON: {exc}") from exc
+        yield item
+        pos = ws.match(raw, pos).end()  # type: ignore[union-attr]
+        if raw.startswith("]", pos):
+            return
+        if not raw.startswith(",", pos):
+            raise BenchError(f"{path}: invalid JSON: expected ',' or ']' at char {pos}")
+        pos = ws.match(raw, pos + 1).end()  # type: ignore[union-attr]
 
 
 __all__ = [

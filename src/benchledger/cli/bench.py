@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,9 @@ def bench(
     timeout: float = typer.Option(600.0, "--timeout", help="Per-request timeout, seconds."),
     aux_timeout: float = typer.Option(5.0, "--aux-timeout",
                                       help="Total deadline (s) of each tokenize / metrics / health / version call."),
+    prompt_deadline: float = typer.Option(300.0, "--prompt-deadline",
+                                          help="Total seconds for building or reading all prompts (every /tokenize "
+                                               "call together, or the --prompts file)."),
     max_error_rate: float = typer.Option(0.10, "--max-error-rate",
                                          help="Exit 3 when an arm's failed share exceeds this (0 completed always)."),
     test_request: bool = typer.Option(True, "--test-request/--no-test-request",
@@ -163,6 +167,8 @@ def bench(
             check_target(target)  # before anything runs
     elif record_id is not None:
         raise BenchError("--record-id needs --record")
+    if not prompt_deadline > 0:
+        raise BenchError("--prompt-deadline must be a positive number of seconds")
     if max_error_rate < 0 or max_error_rate > 1:
         raise BenchError("--max-error-rate must be between 0 and 1")
     if event_loop not in ("asyncio", "uvloop"):
@@ -172,11 +178,12 @@ def bench(
     config = RunConfig(arms=arms, request=request, points=points, prompts=[], num_prompts=num_prompts, out=out,
                        max_seconds=max_seconds, warmup=warmup, timeout=timeout, round_size=round_size, seed=seed,
                        slos_ms=slos, api_key=api_key, synthetic=prompts is None, aux_deadline=aux_timeout,
+                       prompt_deadline=prompt_deadline,
                        test_request=test_request,
                        event_loop="uvloop" if event_loop == "uvloop" else "asyncio")
     if prompts is not None:
-        with _interruptible():
-            config.prompts = load_prompt_file(prompts)
+        with _interruptible():  # only the prompts the run sends are read
+            config.prompts = load_prompt_file(prompts, total, deadline=time.monotonic() + prompt_deadline)
     else:
         config.prompt_builder = lambda url, aux: synthetic_prompts(total, input_tokens, url, model, seed, aux)
     try:
