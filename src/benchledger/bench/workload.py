@@ -13,7 +13,7 @@ import json
 import random
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -236,7 +236,7 @@ def load_prompt_file(path: Path, n: int | None = None, deadline: float | None = 
                         raise BenchError(f"{path}:{lineno}: expected an object with a string 'prompt' or 'text'")
                     texts.append(text)
         else:
-            for i, conv in enumerate(_json_list_items(path.read_text(encoding="utf-8"), path)):
+            for i, conv in enumerate(_json_list_items(_read_text(path, check), path)):
                 check(f"item {i}")
                 turns = conv.get("conversations") if isinstance(conv, dict) else None
                 if not isinstance(turns, list):
@@ -251,6 +251,16 @@ def load_prompt_file(path: Path, n: int | None = None, deadline: float | None = 
     if not texts:
         raise BenchError(f"{path}: no prompts found")
     return [Prompt(text=t, input_tokens=None, input_tokens_source="server-usage") for t in texts]
+
+
+def _read_text(path: Path, check: Callable[[str], None], piece: int = 8 << 20) -> str:
+    """A UTF-8 file's text, read in pieces with ``check`` (the deadline) and Ctrl-C between them."""
+    parts: list[bytes] = []
+    with path.open("rb") as fh:
+        while data := fh.read(piece):
+            parts.append(data)
+            check(f"{sum(map(len, parts)) >> 20} MiB read")
+    return b"".join(parts).decode("utf-8")
 
 
 def _json_list_items(raw: str, path: Path) -> Iterator[Any]:
