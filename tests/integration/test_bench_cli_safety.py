@@ -3,10 +3,12 @@ status, a test request first, signals in every phase, safe recording, no secret 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -245,3 +247,45 @@ def test_sigint_during_warmup_writes_incomplete_summaries(tmp_path: Path) -> Non
     summary = json.loads((tmp_path / "o" / "base" / "summary.json").read_text())
     assert summary["complete"] is False and summary["stopped_by"] == "interrupted" and summary["completed"] == 0
     assert strict_json(stdout)["interrupted"] is True
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_a_second_signal_while_the_engines_stop_kills_them_at_once(tmp_path: Path) -> None:
+    """An engine that ignores SIGTERM holds the exit for its whole grace period (STOP_GRACE_S); a Ctrl-C while
+    the engines are being stopped SIGKILLs them at once, and the run still exits 130 with its summaries."""
+    from benchledger.bench.launch import STOP_GRACE_S
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    engine = (f"bash -c 'trap \"\" TERM; exec {sys.executable} {SERVER} --port {port} "
+              f"--ready-file {tmp_path / 'ready'} --ttft 0.01 --step 0.02'")
+    out = tmp_path / "o"
+    proc = start("--arm", f"base=http://127.0.0.1:{port}", "--launch", f"base={engine}", "--num-prompts", "100000",
+                 "--out", str(out), "--json", "--no-test-request")
+    requests = out / "base" / "requests.jsonl"
+    _sigint_when(proc, lambda: requests.exists() and requests.read_text().count("\n") >= 2, "measured requests")
+    summary = out / "base" / "summary.json"
+    deadline = time.monotonic() + 60
+    while not summary.exists():  # the outputs are written, then the engines are stopped
+        assert proc.poll() is None, proc.communicate()[1]
+        assert time.monotonic() < deadline, "the summary was never written"
+        time.sleep(0.02)
+    t0 = time.monotonic()
+    while proc.poll() is None and _listening(port):  # Ctrl-C again while it waits for the engine, till it is gone
+        proc.send_signal(signal.SIGINT)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(0.1)
+        assert time.monotonic() - t0 < 60
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(60)
+    waited = time.monotonic() - t0
+    stdout, stderr = proc.communicate(timeout=10)
+    assert proc.returncode == 130, stderr
+    assert strict_json(stdout)["interrupted"] is True
+    assert waited < STOP_GRACE_S / 2, f"the exit waited {waited:.1f} s for an engine that ignores SIGTERM"
+    assert json.loads(summary.read_text())["complete"] is False

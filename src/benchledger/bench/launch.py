@@ -46,16 +46,20 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
-def stop_group(process: subprocess.Popen[bytes], grace: float = STOP_GRACE_S) -> int | None:
-    """SIGTERM the process group led by ``process``, SIGKILL what is left after ``grace`` s; the exit code."""
+def stop_group(process: subprocess.Popen[bytes], grace: float = STOP_GRACE_S,
+               kill_now: threading.Event | None = None) -> int | None:
+    """SIGTERM the process group led by ``process``, SIGKILL what is left after ``grace`` s — or as soon as
+    ``kill_now`` is set (a second Ctrl-C); the exit code."""
     pgid = process.pid
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGTERM)
+    now = kill_now or threading.Event()
     end = time.monotonic() + grace
     while time.monotonic() < end:
         if process.poll() is not None and not _group_alive(pgid):
             break
-        time.sleep(0.05)
+        if now.wait(0.05):
+            break
     with contextlib.suppress(ProcessLookupError, PermissionError):
         if _group_alive(pgid):
             os.killpg(pgid, signal.SIGKILL)
@@ -125,9 +129,9 @@ class Launched:
     info: dict[str, Any] = field(default_factory=dict)
     log: EngineLog | None = None
 
-    def stop(self, grace: float = STOP_GRACE_S) -> int | None:
+    def stop(self, grace: float = STOP_GRACE_S, kill_now: threading.Event | None = None) -> int | None:
         """Stop the engine's whole process group (see ``stop_group``) and let its log be written; the exit code."""
-        code = stop_group(self.process, grace)
+        code = stop_group(self.process, grace, kill_now)
         if self.log is not None:
             self.log.close()
         return code

@@ -18,13 +18,14 @@ import platform
 import secrets
 import signal
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchledger.bench import eventloop
 from benchledger.bench.client import stream_request
-from benchledger.bench.launch import Launched, engine_info, launch
+from benchledger.bench.launch import STOP_GRACE_S, Launched, engine_info, launch
 from benchledger.bench.outputs import write_json
 from benchledger.bench.record import RecordTarget, build_record, place_run_folder
 from benchledger.bench.redact import launch_secrets, redact, redact_value
@@ -132,7 +133,8 @@ def run_session(config: RunConfig, progress: Progress | None = None, *, launch_t
 
 
 class _Signals:
-    """SIGINT/SIGTERM → stop the runner when it runs, else cancel the session's current wait."""
+    """SIGINT/SIGTERM → stop the runner when it runs, else cancel the session's current wait; while the engines
+    stop, SIGKILL what is left of them now."""
 
     def __init__(self, runner: Runner) -> None:
         self.runner = runner
@@ -140,6 +142,7 @@ class _Signals:
         self.received: int | None = None
         self.task = asyncio.current_task()
         self.loop = asyncio.get_running_loop()
+        self.kill_now = threading.Event()
 
     def __enter__(self) -> _Signals:
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -158,6 +161,21 @@ class _Signals:
             self.runner.stop()
         elif self.phase == "setup" and self.task is not None:
             self.task.cancel()
+        elif self.phase == "stopping engines":
+            self.kill_now.set()
+
+    async def stop_engines(self, launched: list[Launched]) -> None:
+        """Stop every launched engine group (SIGTERM, SIGKILL after the grace period) in a thread, so a signal
+        meanwhile is seen at once: it SIGKILLs what is left instead of waiting out the grace period. Returns
+        only when every engine is stopped, whatever arrives meanwhile. (Each log was masked as it was written.)"""
+        self.phase = "stopping engines"
+        for eng in launched:
+            done = asyncio.ensure_future(asyncio.to_thread(eng.stop, STOP_GRACE_S, self.kill_now))
+            while not done.done():
+                try:
+                    await asyncio.shield(done)
+                except asyncio.CancelledError:  # (the session itself cancelled: the engine is stopped first)
+                    self.kill_now.set()
 
 
 async def _session(config: RunConfig, progress: Progress | None, launch_timeout: float,
@@ -185,8 +203,7 @@ async def _session(config: RunConfig, progress: Progress | None, launch_timeout:
             if len(points) > 1:
                 write_json(config.out / "comparison.json", {"points": [o["comparison"] for o in outputs]})
         finally:
-            for eng in launched:
-                eng.stop()  # (its log was masked as it was written)
+            await signals.stop_engines(launched)
         engines = redact_value(engines, hidden)
         interrupted = runner.stopping or signals.received is not None
         result = SessionResult(out=config.out, points=points, outputs=outputs, interrupted=interrupted,

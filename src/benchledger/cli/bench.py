@@ -188,11 +188,14 @@ def bench(
         config.prompt_builder = lambda url, aux: synthetic_prompts(total, input_tokens, url, model, seed, aux)
     try:
         result = _run_with_progress(config, target, as_json)
+        problems = result.problems(max_error_rate)
+        _render(result, as_json, problems)
     except BenchInterrupted as exc:
         console(stderr=True).print(f"[red]interrupted[/]: {exc}")
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    problems = result.problems(max_error_rate)
-    _render(result, as_json, problems)
+    except KeyboardInterrupt:  # a signal outside the session's handlers (its start, its end, the rendering)
+        console(stderr=True).print(f"[red]interrupted[/]: whatever was measured is in {config.out}")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     if result.interrupted:
         raise typer.Exit(EXIT_INTERRUPTED)
     if problems:
