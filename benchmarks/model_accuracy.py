@@ -56,6 +56,11 @@ METHOD_NOTES = (
     "disagreements between campaigns (`calibrate.POOLED_PRIOR_WEIGHT`).",
     "A GGUF k-quant file stores its lm_head (output.weight) in Q6_K (Q8_0 files in Q8_0): llama.cpp's quantizer "
     "does so, and a bf16 head would make a step read more bytes than the whole file (`inputs.default_lm_head`).",
+    "A campaign whose engine no other campaign ran takes the fit over every other campaign ('every engine'); the "
+    "defaults, which are guesses, only when even that pool is too small (`accuracy.LEVELS`).",
+    "A llama-server decodes at most its --parallel slots at once and queues the rest: batch = min(concurrency, "
+    "slots); with the slot count unstated the arm lists batch = concurrency as an assumption "
+    "(`inputs.served_batch`).",
     "An output throughput over whole requests (prompt and output length known) counts their prefill: "
     "B·n_out / (t_prefill(B prompts) + n_out·TPOT) (`calibrate.predicted_value`).",
 )

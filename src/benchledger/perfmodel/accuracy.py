@@ -3,7 +3,8 @@
 For each campaign (``campaigns.py``) every arm of it is predicted with parameters fitted on the *other*
 campaigns' arms only — the held-out campaign never touches the fit, nor the acceptance lookup. Parameters come
 from the most specific level with at least ``MIN_TRAINING_ARMS`` training arms (``LEVELS``): the same hardware ×
-engine, else the same hardware family × engine, else the same engine on any hardware, else the defaults.
+engine, else the same hardware family × engine, else the same engine on any hardware, else every other campaign,
+else the defaults; a level needs arms from ``MIN_TRAINING_CAMPAIGNS`` campaigns, each weighing the same.
 Speculative arms are scored with their baseline arm under the same parameters, so a predicted speedup is the
 ratio of two held-out predictions.
 """
@@ -28,7 +29,9 @@ MIN_TRAINING_CAMPAIGNS = 2
 """... and only when those arms come from at least this many campaigns: one campaign's setup (its prompts, flags,
 build, measuring script) cannot be told apart from the hardware's efficiency, so it does not speak for a level."""
 _T = TypeVar("_T")
-LEVELS = ("hardware × engine", "hardware family × engine", "engine", "default")
+LEVELS = ("hardware × engine", "hardware family × engine", "engine", "every engine", "default")
+"""From the most to the least specific; "every engine" pools all other campaigns (evidence beats the defaults,
+which are guesses), "default" is used only when even that pool is too small."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,8 @@ def campaign_weights(train: list[_T], campaign_of: Callable[[_T], str]) -> list[
 
 def _level_keys(o: Observation) -> list[tuple[str, tuple[str, str]]]:
     hw, engine = o.key
-    return [(LEVELS[0], (hw, engine)), (LEVELS[1], (o.scenario.hardware.family, engine)), (LEVELS[2], ("*", engine))]
+    return [(LEVELS[0], (hw, engine)), (LEVELS[1], (o.scenario.hardware.family, engine)), (LEVELS[2], ("*", engine)),
+            (LEVELS[3], ("*", "*"))]
 
 
 class HeldOutFits:
@@ -166,7 +170,7 @@ def hold_out_prefill(obs: list[PrefillObservation],
     def keys(o: PrefillObservation) -> list[tuple[str, tuple[str, str]]]:
         hw, engine = o.key
         return [(LEVELS[0], (hw, engine)), (LEVELS[1], (o.scenario.hardware.family, engine)),
-                (LEVELS[2], ("*", engine))]
+                (LEVELS[2], ("*", engine)), (LEVELS[3], ("*", "*"))]
 
     out: list[ScoredPrefill] = []
     for o in obs:

@@ -7,6 +7,7 @@ the ``Ledger``). Anything a prediction needs that a record leaves unknown is eit
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -267,6 +268,28 @@ def _open_loop(record: Benchmark, arm: Arm) -> bool:
         wl.request_rate, Unknown))
 
 
+SLOT_FLAGS = re.compile(r"(?:^|\s)(?:--parallel|-np)[=\s]+(\d+)")
+"""llama-server's slot count: ``--parallel N`` / ``-np N``."""
+SLOTTED_ENGINES = ("llama-cpp",)
+"""Engines that decode at most one sequence per server slot; more concurrent requests wait in a queue."""
+
+
+def served_batch(engine: str | None, flags: str | None, concurrency: int) -> tuple[int, str]:
+    """(sequences decoded together, note): a slotted server decodes ``min(concurrency, slots)`` sequences and
+    queues the rest (their TPOT is the slots' step, the aggregate the slots'); with the slot count unstated and
+    concurrency > 1 the note says the batch = concurrency is an assumption."""
+    if engine not in SLOTTED_ENGINES or concurrency <= 1:
+        return concurrency, ""
+    found = SLOT_FLAGS.search(flags or "")
+    if found is None:
+        return concurrency, (f"{engine} slot count (--parallel) unknown: batch = concurrency {concurrency} "
+                             "assumed (fewer slots would queue the rest)")
+    slots = int(found.group(1))
+    if slots >= concurrency:
+        return concurrency, ""
+    return slots, f"batch {slots} = the server's --parallel {slots} slots (concurrency {concurrency} queues)"
+
+
 @dataclass(frozen=True)
 class ArmScenario:
     """An arm turned into a scenario (or the reason it could not be), plus what was assumed."""
@@ -319,6 +342,10 @@ def arm_scenario(ledger: Ledger, record: Benchmark, arm: Arm, *, unknown_context
     if concurrency is None and unknown_concurrency is not None and not _open_loop(record, arm):
         concurrency = unknown_concurrency
         assumed.append(f"concurrency {unknown_concurrency} assumed (unknown)")
+    if concurrency is not None:
+        concurrency, note = served_batch(subject.engine, text(subject.engine_flags), concurrency)
+        if note:
+            assumed.append(note)
     context = arm_context(record, arm)
     missing = [name for name, v in (("weights", weights), ("accelerator_count", devices),
                                     ("concurrency", concurrency)) if v is None]
@@ -369,6 +396,7 @@ __all__ = [
     "params_for",
     "params_from_calibration",
     "scenario_for",
+    "served_batch",
     "snapshots_per_position",
     "text",
     "with_verify_kernel",

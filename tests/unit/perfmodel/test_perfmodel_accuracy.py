@@ -3,6 +3,7 @@ never reach the parameters it is predicted with."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from benchledger.ledger import Ledger, write_record
@@ -69,6 +70,17 @@ def test_a_level_needs_arms_from_two_campaigns(tmp_path: Path) -> None:
     scored, _ = hold_out(only_b, lambda o: record_campaign[o.ref.split("#")[0]], {})
     assert {s.level for s in scored if s.obs.ref.startswith("a")} == {LEVELS[-1]}
     assert {s.training_arms for s in scored if s.obs.ref.startswith("a")} == {0}
+
+
+def test_an_engine_no_other_campaign_ran_gets_the_pool_of_every_engine(tmp_path: Path) -> None:
+    ledger = _ledger(tmp_path, 1.0)
+    obs, _ = observations(ledger)
+    record_campaign = campaign_of(campaigns(ledger))
+    renamed = [replace(o, scenario=replace(o.scenario, engine="other-engine")) if o.ref.startswith("a") else o
+               for o in obs]  # repo-a's engine ran nowhere else
+    scored, _ = hold_out(renamed, lambda o: record_campaign[o.ref.split("#")[0]], {})
+    assert {s.level for s in scored if s.obs.ref.startswith("a")} == {"every engine"}
+    assert {s.training_arms for s in scored if s.obs.ref.startswith("a")} == {8}  # repo-b and repo-c
 
 
 def test_every_training_campaign_weighs_the_same() -> None:

@@ -11,7 +11,7 @@ from benchledger.perfmodel.architecture import ModelSpec
 from benchledger.perfmodel.calibrate import Observation, predicted_value, soft_l1
 from benchledger.perfmodel.formats import FormatSpec
 from benchledger.perfmodel.hardware import HardwareSpec
-from benchledger.perfmodel.inputs import default_lm_head
+from benchledger.perfmodel.inputs import default_lm_head, served_batch
 from benchledger.perfmodel.predict import Params, Scenario, predict
 from benchledger.perfmodel.prefill import prefill_time
 from benchledger.perfmodel.roofline import Efficiency
@@ -59,3 +59,13 @@ def test_whole_request_output_throughput_counts_the_prefill(llama8b: ModelSpec, 
     assert predicted_value(whole, p, eff) < p.aggregate_tok_s
     decode_only = Observation("r#a", sc, "output_throughput", 1.0, ())  # lengths unknown: decode rate
     assert predicted_value(decode_only, p, eff) == pytest.approx(p.aggregate_tok_s)
+
+
+def test_a_slotted_server_decodes_at_most_its_slots() -> None:
+    flags = "llama-server -m m.gguf -ngl 99 --parallel 4 -c 32768"
+    assert served_batch("llama-cpp", flags, 16)[0] == 4  # 12 requests queue: TPOT is the 4-slot step
+    assert served_batch("llama-cpp", "llama-server -np 8", 4) == (4, "")
+    batch, note = served_batch("llama-cpp", "llama-server -m m.gguf", 16)
+    assert batch == 16 and "unknown" in note  # never silently assumed
+    assert served_batch("vllm", flags, 16) == (16, "")  # continuous batching: no slots
+    assert served_batch("llama-cpp", None, 1) == (1, "")
