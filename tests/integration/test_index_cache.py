@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -106,11 +107,14 @@ def apply(root: Path, op: str, target: str, other: str, value: float) -> None:
     elif op == "run":
         (root / "runs").mkdir(exist_ok=True)
         (root / "runs" / f"{target}.jsonl").write_text(f"{value}\n", encoding="utf-8")
+    elif op == "run-secret":  # a finding about a run folder, not a record
+        (root / "runs" / target).mkdir(parents=True, exist_ok=True)
+        (root / "runs" / target / "env.txt").write_text(f"HF_TOKEN=hf_{'x' * 34}{int(value)}\n", encoding="utf-8")
 
 
 IDS = st.sampled_from(["test-bench", "phys-a", "phys-b", "new-one", "new-two"])
 OPS = st.sampled_from(["write", "write", "physics", "duplicate", "contest", "break", "delete", "delete", "rename",
-                       "misplaced", "same-id-elsewhere", "source", "waiver", "run"])
+                       "misplaced", "same-id-elsewhere", "source", "waiver", "run", "run-secret"])
 STEPS = st.lists(st.tuples(OPS, IDS, IDS, st.floats(min_value=0.5, max_value=5e5, allow_nan=False)),
                  min_size=1, max_size=4)
 
@@ -139,6 +143,33 @@ def test_only_changed_benchmark_files_are_reprocessed(tmp_path: Path) -> None:
     assert open_index(root).status == "current"
     apply(root, "source", "", "", 3.0)  # a source can change any benchmark's findings: everything again
     assert assert_cache_equals_fresh(root, tmp_path / "b").startswith("rebuilt")
+
+
+def test_an_update_reads_no_run_file(tmp_path: Path) -> None:
+    """``runs/`` changed would rebuild: an update keeps the run findings it has (here a token in a run file)."""
+    root = make_ledger(tmp_path / "ledger")
+    apply(root, "run-secret", "some-run", "", 1.0)
+    later = lambda: time.time_ns() + 60 * 10**9  # noqa: E731 - no file is racy (written within 2 s) at this clock
+    open_index(root, clock=later).close()
+    opened: list[str] = []
+    runs = str(root / "runs")
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event == "open" and isinstance(args[0], str | Path) and str(args[0]).startswith(runs):
+            opened.append(str(args[0]))
+
+    sys.addaudithook(hook)  # (audit hooks stay for the process: this one only records opens under runs/)
+    apply(root, "write", "test-bench", "", 9.0)
+    index = open_index(root, clock=later)
+    try:
+        assert index.status.startswith("updated 1 of")
+        codes = [f.code for f in index.report().findings if f.record == "some-run"]
+    finally:
+        index.close()
+    runs = str(tmp_path / "elsewhere")  # the hook stops recording
+    assert opened == []
+    assert codes == ["secrets.suspected"]
+    assert_cache_equals_fresh(root, tmp_path / "b")
 
 
 @pytest.mark.parametrize("damage", [b"not a duckdb file", b""])

@@ -41,6 +41,11 @@ class AuditContext:
     def benchmarks(self) -> list[Benchmark]:
         return self.ledger.typed("benchmark", Benchmark)
 
+    @cached_property
+    def record_json(self) -> dict[str, str]:
+        """Record id → the record as JSON (``model_dump_json``), made once for the checks that read it whole."""
+        return {r.id: r.model_dump_json() for r in self.ledger}
+
     def evidence(self) -> list[Evidence]:
         """Every Quantity, Known condition and FeatureClaim in every record, with its dotted field path."""
         return self._evidence

@@ -2,8 +2,8 @@
 
 Each registered check declares its ``SCOPE`` (``benchledger/audit/checks/__init__.py``). ``run_checks`` gives
 the same findings as ``audit.run_audit`` on the same ledger, split into what the cache keeps: per-record
-findings of ``record`` checks, per-record facts of ``split`` checks, and the rest. Waivers are applied last
-(``finish``), over everything.
+findings of ``record`` checks, per-record facts of ``split`` checks, the findings of ``runs`` checks (kept until
+``runs/`` changes, which rebuilds), and the rest. Waivers are applied last (``finish``), over everything.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from benchledger.audit.report import AuditReport
 from benchledger.audit.waivers import WAIVERS_FILE, apply_waivers, load_waivers
 from benchledger.ledger.store import Ledger
 
-SCOPES = ("record", "split", "files")
+SCOPES = ("record", "split", "files", "runs")
 
 
 def scope_of(check: Check) -> str:
@@ -42,8 +42,10 @@ class CheckResults:
     """Record id → findings of ``record`` checks about it."""
     facts: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Check name → record id → facts (``split`` checks)."""
+    runs: list[Finding] = field(default_factory=list)
+    """Findings of ``runs`` checks."""
     other: list[Finding] = field(default_factory=list)
-    """Findings of ``files`` and ``ledger`` checks."""
+    """Findings of ``files`` and ``ledger`` checks, and of ``split`` checks from every record's facts."""
 
 
 def record_findings(ledger: Ledger, ids: set[str] | None = None) -> dict[str, list[Finding]]:
@@ -92,6 +94,8 @@ def run_checks(ledger: Ledger) -> CheckResults:
                 results.local.setdefault(finding.record, []).append(finding)
         elif scope == "split":
             results.facts[name] = _module(check).facts(ctx)
+        elif scope == "runs":
+            results.runs.extend(check(ctx))
         else:
             results.other.extend(check(ctx))
     kinds: dict[str, str] = {r.id: r.kind for r in ledger}

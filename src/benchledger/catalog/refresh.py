@@ -3,7 +3,8 @@
 When only benchmark record files changed (edited, added, removed, renamed) and no id is used twice, the
 changed files are parsed, their rows replaced in every per-record table, the ``record`` checks re-run for
 them alone (with the non-benchmark records they may read) and their ``split`` facts replaced; the ``split``
-and ``files`` checks then combine every record's cached facts, and the waivers are applied to everything.
+and ``files`` checks then combine every record's cached facts, the ``runs`` checks' findings are kept as
+cached (``runs/`` is not read), and the waivers are applied to everything.
 Any other change — a reference record or source, a file under ``runs/``, a check without ``SCOPE``, a table
 without a record key — rebuilds the index from every file. Either way the result is what
 ``build.build_catalog`` gives for the same files (tests/integration/test_index_cache.py checks that).
@@ -158,7 +159,8 @@ def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs,
     entries = {rel: _load(root, rel, stat, ledger) for rel, stat in files.items()}
     ledger.errors.extend(misplaced_file_errors(root))
     results = checking.run_checks(ledger)
-    report = checking.finish(root, [*_flatten(results.local), *results.other], len(ledger) + len(ledger.errors))
+    report = checking.finish(root, [*_flatten(results.local), *results.runs, *results.other],
+                             len(ledger) + len(ledger.errors))
     con = duckdb.connect(str(tmp))
     try:
         for name, (columns, producer) in TABLES.items():
@@ -168,6 +170,7 @@ def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs,
         create_catalog_views(con)
         _fill(con, "_cache_files", FILE_COLUMNS, (e.row() for e in entries.values()))
         _fill(con, "_cache_findings", LOCAL_COLUMNS, _local_rows(results.local))
+        _fill(con, "_cache_run_findings", LOCAL_COLUMNS, _local_rows(_by_record(results.runs)))
         _fill(con, "_cache_facts", FACT_COLUMNS, _fact_rows(results.facts))
         _fill(con, "_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs, entries))
         con.execute("CHECKPOINT")
@@ -250,7 +253,9 @@ def _apply(con: duckdb.DuckDBPyConnection, root: Path, entries: dict[str, Entry]
     local = [Finding(code, severity, record, field, message) for record, code, severity, field, message in
              con.execute(f"SELECT record, code, severity, field, message FROM _cache_findings f WHERE {waivable}",
                          params).fetchall()]
-    findings = [*local, *checking.split_findings(facts, kinds), *checking.file_findings(skeleton)]
+    runs = [Finding(code, severity, record, field, message) for record, code, severity, field, message in
+            con.execute("SELECT record, code, severity, field, message FROM _cache_run_findings").fetchall()]
+    findings = [*local, *runs, *checking.split_findings(facts, kinds), *checking.file_findings(skeleton)]
     report = checking.finish(root, findings, len(kinds) + len(skeleton.errors))
     insert_rows(con, "t_findings", FINDING_COLUMNS, (f.as_row() for f in report.findings))
     return report
@@ -315,6 +320,13 @@ def _fill(con: duckdb.DuckDBPyConnection, name: str, columns: Columns, rows: Ite
 def _flatten(local: dict[str, list[Finding]]) -> Iterator[Finding]:
     for findings in local.values():
         yield from findings
+
+
+def _by_record(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
+    out: dict[str, list[Finding]] = {}
+    for f in findings:
+        out.setdefault(f.record, []).append(f)
+    return out
 
 
 def _local_rows(local: dict[str, list[Finding]]) -> Iterator[Row]:

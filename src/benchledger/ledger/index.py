@@ -113,7 +113,7 @@ def insert_rows(con: duckdb.DuckDBPyConnection, name: str, columns: Columns, dat
 
     Keys that are not columns are ignored and missing ones are NULL (``read_json`` with ``columns``).
     """
-    lines = [json.dumps(row, default=str, ensure_ascii=False) for row in data]
+    lines = list(map(_ROW_ENCODER.encode, data))
     if not lines:
         return 0
     largest = 4 * max(map(len, lines)) + 1  # UTF-8 takes at most 4 bytes per character
@@ -144,6 +144,8 @@ def create_views(con: duckdb.DuckDBPyConnection, scripts: Iterable[str]) -> None
         con.execute(sql)
 
 
+_ROW_ENCODER = json.JSONEncoder(default=str, ensure_ascii=False)
+"""One encoder for every row (``json.dumps`` with options builds a new one per call)."""
 _TYPES = frozenset({"VARCHAR", "VARCHAR[]", "DOUBLE", "DOUBLE[]", "INTEGER", "BIGINT", "BOOLEAN", "DATE"})
 
 

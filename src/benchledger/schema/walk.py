@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from typing import cast
 
 from pydantic import BaseModel
 
@@ -13,30 +13,59 @@ from benchledger.schema.reference import FeatureClaim
 EvidenceItem = Quantity | Known | FeatureClaim
 
 
-def walk_evidence(node: object, path: str = "") -> Iterator[tuple[str, EvidenceItem]]:
-    """``(dotted.path, item)`` for every Quantity / Known / FeatureClaim under ``node``; list items named by
-    their ``name`` when they have one (arms), else by index."""
-    if isinstance(node, _EVIDENCE):
-        yield path, node
-    if isinstance(node, BaseModel):
+def walk_evidence(node: object, path: str = "") -> list[tuple[str, EvidenceItem]]:
+    """``(dotted.path, item)`` for every Quantity / Known / FeatureClaim under ``node``, in field order; list items
+    named by their ``name`` when they have one (arms), else by index. (A plain recursion into one list: the
+    audit walks every record, and nested generators cost a frame per level per item.)"""
+    out: list[tuple[str, EvidenceItem]] = []
+    _walk(node, path, out)
+    return out
+
+
+def _walk(node: object, path: str, out: list[tuple[str, EvidenceItem]]) -> None:
+    kind = _KINDS.get(type(node)) or _kind(type(node))
+    if kind & _EVIDENCE_BIT:
+        out.append((path, cast(EvidenceItem, node)))  # the bit is set for the evidence types only
+    if kind & _MODEL:
         prefix = f"{path}." if path else ""
         for name, value in node.__dict__.items():
-            if name != "body" and not isinstance(value, _LEAVES):
-                yield from walk_evidence(value, prefix + name)
-    elif isinstance(node, list):
-        for index, item in enumerate(node):
-            if isinstance(item, _LEAVES):
+            if name != "body" and not (_KINDS.get(type(value)) or _kind(type(value))) & _LEAF:
+                _walk(value, prefix + name, out)
+    elif kind & _LIST:
+        for index, item in enumerate(cast(list[object], node)):
+            item_kind = _KINDS.get(type(item)) or _kind(type(item))
+            if item_kind & _LEAF:
                 continue
-            label = getattr(item, "name", None) if isinstance(item, BaseModel) else None
-            yield from walk_evidence(item, f"{path}.{label or index}")
-    elif isinstance(node, dict):
-        for key, item in node.items():
-            if not isinstance(item, _LEAVES):
-                yield from walk_evidence(item, f"{path}.{key}")
+            label = getattr(item, "name", None) if item_kind & _MODEL else None
+            _walk(item, f"{path}.{label or index}", out)
+    elif kind & _DICT:
+        for key, item in cast(dict[object, object], node).items():
+            if not (_KINDS.get(type(item)) or _kind(type(item))) & _LEAF:
+                _walk(item, f"{path}.{key}", out)
 
 
 _EVIDENCE = (Quantity, Known, FeatureClaim)
 _LEAVES = (str, int, float, bool, type(None), dt.date)
+_LEAF, _MODEL, _LIST, _DICT, _OTHER, _EVIDENCE_BIT = 1, 2, 4, 8, 16, 32
+_KINDS: dict[type, int] = {}
+"""What each type met so far is to the walk (``isinstance`` by class, once per class)."""
+
+
+def _kind(cls: type) -> int:
+    if issubclass(cls, _LEAVES):
+        kind = _LEAF
+    elif issubclass(cls, BaseModel):
+        kind = _MODEL
+    elif issubclass(cls, list):
+        kind = _LIST
+    elif issubclass(cls, dict):
+        kind = _DICT
+    else:
+        kind = _OTHER
+    if issubclass(cls, _EVIDENCE):
+        kind |= _EVIDENCE_BIT
+    _KINDS[cls] = kind
+    return kind
 
 
 __all__ = ["EvidenceItem", "walk_evidence"]

@@ -8,6 +8,7 @@ re-runs only what a change can affect; a module without ``SCOPE`` is re-run over
 - ``"split"``: ``facts(ctx)`` gives JSON-able facts per record id (from that record alone) and
   ``from_facts(facts_by_id, kinds)`` the findings from every record's facts and every id's kind.
 - ``"files"``: reads only ``ledger.errors`` and ``ledger.duplicate_ids`` (the files that did not load).
+- ``"runs"``: reads only the files under ``runs/`` (a change there rebuilds the index): run on a rebuild only.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from benchledger.audit.checks import (
     provenance_source_hash,
     references_resolve,
     schema_valid,
+    secrets_in_runs,
     secrets_in_text,
 )
 from benchledger.audit.context import AuditContext
@@ -55,6 +57,7 @@ CHECKS: list[tuple[str, Check]] = [
     ("contested.links", contested_links.check),
     ("history.present", history_present.check),
     ("secrets.in-text", secrets_in_text.check),
+    ("secrets.in-runs", secrets_in_runs.check),
     ("physics.above-ceiling", physics_above_ceiling.check),
 ]
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
-from benchledger.schema import Arm, Benchmark
+from benchledger.schema import Arm
 
 SCOPE = "split"
 """Facts per record (a fingerprint per arm), compared across the ledger (``checks/__init__``)."""
@@ -22,8 +22,12 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
 def facts(ctx: AuditContext) -> dict[str, Any]:
     """Per benchmark id: [arm name, sha256 of its fingerprint] for each arm with results."""
-    return {record.id: [[arm.name, hashlib.sha256(_fingerprint(record, arm).encode("utf-8")).hexdigest()]
-                        for arm in record.arms if arm.results] for record in ctx.benchmarks}
+    out: dict[str, Any] = {}
+    for record in ctx.benchmarks:
+        data = json.loads(ctx.record_json[record.id])
+        out[record.id] = [[arm.name, hashlib.sha256(_fingerprint(data, arm, i).encode("utf-8")).hexdigest()]
+                          for i, arm in enumerate(record.arms) if arm.results]
+    return out
 
 
 def from_facts(facts_by_id: dict[str, Any], kinds: dict[str, str]) -> Iterator[Finding]:
@@ -40,14 +44,18 @@ def from_facts(facts_by_id: dict[str, Any], kinds: dict[str, str]) -> Iterator[F
                 seen[key] = (record_id, arm)
 
 
-def _fingerprint(record: Benchmark, arm: Arm) -> str:
-    """Conditions (record level + the arm's overrides) and results; names, notes and quotes left out."""
+def _fingerprint(record: dict[str, Any], arm: Arm, index: int) -> str:
+    """Conditions (record level + the arm's overrides) and results; names, notes and quotes left out.
+
+    ``record`` is the benchmark as JSON data (``AuditContext.record_json``); ``index`` the arm's place in it.
+    """
+    own = record["arms"][index]
     parts = [
-        record.subject.model_dump_json(exclude={"host"}),
-        record.workload.model_dump_json(),
-        arm.subject.model_dump_json() if arm.subject else "",
-        arm.workload.model_dump_json() if arm.workload else "",
-        arm.speculative.model_dump_json() if arm.speculative else "",
+        {k: v for k, v in record["subject"].items() if k != "host"},
+        record["workload"],
+        own.get("subject") or "",
+        own.get("workload") or "",
+        own.get("speculative") or "",
     ]
     results = sorted((r.metric, r.stat, float(r.value), r.unit) for r in arm.results)
     return json.dumps([parts, results])
