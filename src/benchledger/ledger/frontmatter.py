@@ -76,15 +76,7 @@ def _to_python(node: yaml.Node, seen: set[int]) -> Any:
             None, None, "YAML aliases are not allowed in records: write the value out", node.start_mark)
     seen.add(id(node))
     if isinstance(node, yaml.ScalarNode):
-        if node.tag == _STR_TAG:
-            return node.value
-        _check_number(node)
-        try:
-            return _SCALARS.construct_object(node, deep=True)
-        except (ValueError, OverflowError) as exc:  # e.g. a timestamp 2026-13-45
-            raise yaml.constructor.ConstructorError(
-                None, None, f"{node.value!r} is not a valid {node.tag.rsplit(':', 1)[-1]}: {exc}", node.start_mark,
-            ) from None
+        return node.value if node.tag == _STR_TAG else construct_scalar(node)
     if isinstance(node, yaml.MappingNode):
         out: dict[Any, Any] = {}
         for key, value in node.value:
@@ -96,6 +88,18 @@ def _to_python(node: yaml.Node, seen: set[int]) -> Any:
     if isinstance(node, yaml.SequenceNode):
         return [_to_python(item, seen) for item in node.value]
     raise yaml.constructor.ConstructorError(None, None, f"unsupported YAML node {node.tag}", node.start_mark)
+
+
+def construct_scalar(node: yaml.ScalarNode) -> Any:
+    """A resolved scalar that is not a string: what ``yaml.safe_load`` gives (a plain decimal number, a bool,
+    null, a date), or a ``yaml.YAMLError``."""
+    _check_number(node)
+    try:
+        return _SCALARS.construct_object(node, deep=True)
+    except (ValueError, OverflowError) as exc:  # e.g. a timestamp 2026-13-45
+        raise yaml.constructor.ConstructorError(
+            None, None, f"{node.value!r} is not a valid {node.tag.rsplit(':', 1)[-1]}: {exc}", node.start_mark,
+        ) from None
 
 
 def _check_number(node: yaml.ScalarNode) -> None:
@@ -195,4 +199,4 @@ def join_front_matter(yaml_text: str, body: str) -> str:
     return f"{DELIMITER}\n{yaml_text}{DELIMITER}\n{body}"
 
 
-__all__ = ["SplitFile", "dump_yaml", "first_comment_line", "join_front_matter", "line_of", "parse_yaml", "split_front_matter"]
+__all__ = ["SplitFile", "construct_scalar", "dump_yaml", "first_comment_line", "join_front_matter", "line_of", "parse_yaml", "split_front_matter"]

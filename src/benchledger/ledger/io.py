@@ -14,6 +14,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from benchledger.errors import RecordError
+from benchledger.ledger.blockyaml import load_block_yaml
 from benchledger.ledger.frontmatter import (
     SplitFile,
     dump_yaml,
@@ -48,17 +49,17 @@ def parse_record(text: str, path: Path | str) -> Record:
     split = split_front_matter(text)
     if isinstance(split, str):
         raise RecordError(path, 1, "", split)
-    data, node = _parse_front_matter(split, path)
+    data = _parse_front_matter(split, path)
     kind = data.get("kind")
     if kind not in RECORD_TYPES:
-        line = _line(split, node, ("kind",))
+        line = _line(split, ("kind",))
         raise RecordError(path, line, "kind", f"expected one of {', '.join(RECORD_TYPES)}, got {kind!r}")
     if "body" in data:
-        raise RecordError(path, _line(split, node, ("body",)), "body", "the body is the Markdown after the front matter, not a key")
+        raise RecordError(path, _line(split, ("body",)), "body", "the body is the Markdown after the front matter, not a key")
     try:
         record = RECORD_TYPES[kind].model_validate({**data, "body": split.body})
     except ValidationError as exc:
-        raise _record_error(exc, path, split, node) from None
+        raise _record_error(exc, path, split) from None
     return record  # type: ignore[return-value]
 
 
@@ -202,9 +203,14 @@ def current_umask() -> int:
     return mask
 
 
-def _parse_front_matter(split: SplitFile, path: Path) -> tuple[dict[str, Any], yaml.Node | None]:
+def _parse_front_matter(split: SplitFile, path: Path) -> dict[str, Any]:
+    """The front matter's data: read directly when it is in canonical form (``blockyaml.py``, several times
+    faster), else by PyYAML, whose errors name the line."""
+    data: Any = load_block_yaml(split.yaml_text)
+    if data is not None:
+        return data  # type: ignore[no-any-return]
     try:
-        data, node = parse_yaml(split.yaml_text)
+        data = parse_yaml(split.yaml_text)[0]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + split.yaml_first_line if mark is not None else None
@@ -212,15 +218,20 @@ def _parse_front_matter(split: SplitFile, path: Path) -> tuple[dict[str, Any], y
         raise RecordError(path, line, "", f"invalid YAML: {problem}") from None
     if not isinstance(data, dict):
         raise RecordError(path, split.yaml_first_line, "", "front matter must be a YAML mapping of fields")
-    return data, node
+    return data
 
 
-def _line(split: SplitFile, node: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:
+def _line(split: SplitFile, loc: tuple[int | str, ...]) -> int | None:
+    """The file line of ``loc`` (the node tree that knows lines is built here, for an error only)."""
+    try:
+        node = parse_yaml(split.yaml_text)[1]
+    except yaml.YAMLError:
+        return None
     line = line_of(node, loc)
     return None if line is None else line + split.yaml_first_line
 
 
-def _record_error(exc: ValidationError, path: Path, split: SplitFile, node: yaml.Node | None) -> RecordError:
+def _record_error(exc: ValidationError, path: Path, split: SplitFile) -> RecordError:
     """The most specific validation error, located in the file."""
     errors = exc.errors(include_url=False)
     best = max(errors, key=lambda e: (len(_field_loc(e["loc"])), e["type"] == "value_error", e["type"] != "missing"))
@@ -231,7 +242,7 @@ def _record_error(exc: ValidationError, path: Path, split: SplitFile, node: yaml
         message = f"{message} (got {best['input']!r})"
     if len(errors) > 1:
         message = f"{message} [+{len(errors) - 1} more]"
-    return RecordError(path, _line(split, node, loc), field, message)
+    return RecordError(path, _line(split, loc), field, message)
 
 
 def _field_loc(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
