@@ -7,17 +7,18 @@ lists them all. A stop (SIGINT, ``stop()``) lets in-flight requests end as error
 summary is still written, marked ``complete: false``.
 
 To keep the client's own delay out of the timestamps at hundreds of streams on one core: connections are reused
-through a keep-alive pool per load point, finished streams are parsed and written by one recorder task one per
-event-loop turn (a burst of endings never holds the loop), the GC heap is frozen for the point and the cyclic
-GC paused inside each batch, and an event-loop lag monitor runs throughout (``bench.looplag``).
+through a keep-alive pool per load point, a closed loop runs one worker per stream slot, finished streams are
+parsed and written by one recorder, one per event-loop turn (a burst of endings never holds the loop), the GC
+heap is frozen for the point and the cyclic GC paused inside each batch, and an event-loop lag monitor runs
+throughout (``bench.looplag``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -124,6 +125,45 @@ class RunConfig:
         return AuxHTTP(deadline=self.aux_deadline, api_key=self.api_key)
 
 
+class _Recorder:
+    """Records finished streams one per event-loop turn, in the order they finished.
+
+    When many streams end together (closed loop at high concurrency), parsing and writing them all in one turn
+    would hold the loop for tens of milliseconds and late-stamp every chunk arriving meanwhile. One record per
+    turn (a ``call_soon`` chain: no task, no queue wake-up per record) lets the loop poll the sockets in between.
+    """
+
+    def __init__(self, record: Callable[..., None]) -> None:
+        self._record = record
+        self._jobs: deque[tuple[Any, ...]] = deque()
+        self._errors: list[Exception] = []
+        self._loop = asyncio.get_running_loop()
+        self.idle = asyncio.Event()
+        self.idle.set()
+
+    def submit(self, job: tuple[Any, ...]) -> None:
+        self._jobs.append(job)
+        if self.idle.is_set():
+            self.idle.clear()
+            self._loop.call_soon(self._next)
+
+    def _next(self) -> None:
+        try:
+            self._record(*self._jobs.popleft())
+        except Exception as exc:  # re-raised by the point once everything is recorded
+            self._errors.append(exc)
+        if self._jobs:
+            self._loop.call_soon(self._next)
+        else:
+            self.idle.set()
+
+    async def drain(self) -> None:
+        """Wait until every submitted stream is recorded; re-raise the first recording error."""
+        await self.idle.wait()
+        if self._errors:
+            raise self._errors.pop(0)
+
+
 @dataclass(repr=False)
 class PointResult:
     """Where one load point's outputs are and what it measured.
@@ -159,8 +199,7 @@ class Runner:
         self.clock = clock_reference(self.origin)
         self._inflight: set[asyncio.Task[None]] = set()
         self._seq = 0
-        self._finished: asyncio.Queue[tuple[Any, ...]] | None = None
-        self._record_errors: list[BaseException] = []
+        self._recorder: _Recorder | None = None
         self._pool: ConnectionPool | None = None
         self._aux: set[asyncio.Task[str]] = set()
 
@@ -185,10 +224,10 @@ class Runner:
         raw = await stream_request(arm.url, ENDPOINT_PATHS[cfg.request.endpoint], payload,
                                    timeout=cfg.timeout, api_key=cfg.api_key, pool=self._pool)
         job = (raw, arm, prompt_index, prompt, seed, meta, writer, sink, stats)
-        if self._finished is None:  # no recorder running (direct use of _batch): record right here
+        if self._recorder is None:  # no recorder running (direct use of _batch): record right here
             self._record(*job)
         else:
-            self._finished.put_nowait(job)
+            self._recorder.submit(job)
 
     def _record(self, raw: RawStream, arm: ArmSpec, prompt_index: int, prompt: Prompt, seed: int | None,
                 meta: dict[str, Any], writer: RequestsWriter, sink: list[RequestRecord],
@@ -212,28 +251,9 @@ class Runner:
         stats["tokens"] += rec.output_tokens if rec.ok else 0
         self.progress({"type": "request", "arm": arm.name, **stats})
 
-    async def _recorder(self, queue: asyncio.Queue[tuple[Any, ...]]) -> None:
-        """Records finished streams one per event-loop turn.
-
-        When many streams end together (closed loop at high concurrency), parsing and writing them all in one
-        turn would hold the loop for tens of milliseconds and late-stamp every chunk arriving meanwhile. One
-        record per turn lets the loop poll the sockets in between.
-        """
-        while True:
-            job = await queue.get()
-            try:
-                self._record(*job)
-            except Exception as exc:  # re-raised by the point once the queue is drained
-                self._record_errors.append(exc)
-            finally:
-                queue.task_done()
-            await asyncio.sleep(0)
-
     async def _drain(self) -> None:
-        if self._finished is not None:
-            await self._finished.join()
-        if self._record_errors:
-            raise self._record_errors.pop(0)
+        if self._recorder is not None:
+            await self._recorder.drain()
 
     async def _batch(self, arm: ArmSpec, point: LoadPoint, indices: list[int], meta: dict[str, Any],
                      writer: RequestsWriter, sink: list[RequestRecord], deadline: float | None,
@@ -328,9 +348,8 @@ class Runner:
         stopped_by = "num_prompts"
         lag = LoopLagMonitor(self.origin)
         lag.start()
-        self._finished = asyncio.Queue()
+        self._recorder = recorder = _Recorder(self._record)
         self._pool = ConnectionPool()
-        recorder = asyncio.ensure_future(self._recorder(self._finished))
         gc.collect()
         gc.freeze()  # what exists now (config, prompts) is never scanned during the point (as vLLM bench serve)
         error: str | None = None
@@ -373,11 +392,8 @@ class Runner:
             error = f"{type(exc).__name__}: {exc}"
             stopped_by = "error"
         finally:
-            await self._finished.join()
-            recorder.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await recorder
-            self._finished = None
+            await recorder.idle.wait()
+            self._recorder = None
             self._pool.close()
             self._pool = None
             gc.unfreeze()
