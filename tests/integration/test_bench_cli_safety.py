@@ -289,3 +289,14 @@ def test_a_second_signal_while_the_engines_stop_kills_them_at_once(tmp_path: Pat
     assert strict_json(stdout)["interrupted"] is True
     assert waited < STOP_GRACE_S / 2, f"the exit waited {waited:.1f} s for an engine that ignores SIGTERM"
     assert json.loads(summary.read_text())["complete"] is False
+
+
+def test_a_second_run_into_the_same_out_folder_is_refused_before_it_starts(tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    with FakeServer(FakeConfig(ttft=0.001, step=0.001)) as srv:
+        first = bench("--base-url", srv.url, "--num-prompts", "3", "--out", str(out), "--json")
+        assert first.returncode == 0, first.stderr
+        lines = (out / "base" / "requests.jsonl").read_text()
+        again = bench("--base-url", srv.url, "--num-prompts", "3", "--out", str(out), "--json")
+    assert again.returncode == 2 and "already holds another run's files" in again.stderr
+    assert (out / "base" / "requests.jsonl").read_text() == lines  # the first run's raw data is as it was

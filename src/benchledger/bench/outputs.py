@@ -89,6 +89,17 @@ def write_text(path: Path, text: str) -> Path:
     return path
 
 
+RUN_FILES = (REQUESTS_FILE, "summary.json", "environment.json", "comparison.json")
+
+
+def run_files_in(folder: Path) -> list[Path]:
+    """Files of a run already in ``folder`` (at its top, in an arm folder, or in a load point's arm folder): a
+    new run must not write there, or its raw data would mix with the other run's."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for pattern in ("", "*/", "*/*/") for name in RUN_FILES for p in folder.glob(pattern + name))
+
+
 def read_requests(folder: Path) -> list[dict[str, Any]]:
     """All complete lines of ``folder/requests.jsonl`` (a torn last line, if any, is skipped)."""
     path = folder / REQUESTS_FILE
@@ -112,4 +123,5 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-__all__ = ["REQUESTS_FILE", "RequestsWriter", "dumps", "dumps_strict", "read_requests", "sha256_file", "write_json", "write_text"]
+__all__ = ["REQUESTS_FILE", "RUN_FILES", "RequestsWriter", "dumps", "dumps_strict", "read_requests", "run_files_in", "sha256_file",
+           "write_json", "write_text"]

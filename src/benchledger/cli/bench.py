@@ -109,6 +109,7 @@ def bench(
 ) -> None:
     """Run paired, interleaved arms against OpenAI-compatible servers and write raw data + summaries."""
     from benchledger.bench.load import parse_load_points
+    from benchledger.bench.outputs import run_files_in
     from benchledger.bench.record import RecordTarget, check_target
     from benchledger.bench.run import ArmSpec, RunConfig, normalise_url
     from benchledger.bench.session import EXIT_INTERRUPTED, EXIT_RUN_FAILED, new_run_id
@@ -174,6 +175,9 @@ def bench(
     if event_loop not in ("asyncio", "uvloop"):
         raise BenchError("--event-loop must be asyncio or uvloop")
     out = out or Path("runs-scratch") / run_id
+    if found := run_files_in(out):
+        raise BenchError(f"--out {out} already holds another run's files ({found[0]}{' …' if len(found) > 1 else ''}): "
+                         "give a new folder (a run never mixes its raw data with another's)")
     total = num_prompts + warmup
     config = RunConfig(arms=arms, request=request, points=points, prompts=[], num_prompts=num_prompts, out=out,
                        max_seconds=max_seconds, warmup=warmup, timeout=timeout, round_size=round_size, seed=seed,
