@@ -16,6 +16,7 @@ from benchledger.importers import (
     autobench,
     guidellm,
     inference_research,
+    llama_bench_tables,
     mlperf,
     mlperf_results,
     vllm_bench,
@@ -40,7 +41,8 @@ FORMATS: dict[str, Builder] = {
 }
 """Format name → builder. ``benchledger-run`` is benchledger's own ``summary.json`` (vLLM bench serve keys)."""
 SnapshotBuilder = Callable[[list[Path], ImportContext], None]
-SNAPSHOT_FORMATS: dict[str, SnapshotBuilder] = {"mlperf-results": mlperf_results.build_snapshots}
+SNAPSHOT_FORMATS: dict[str, SnapshotBuilder] = {"mlperf-results": mlperf_results.build_snapshots,
+                                                 "llama-bench-tables": llama_bench_tables.build_snapshots}
 """Formats whose input is a stored repository snapshot (a git directory read at its commit), not files."""
 
 
