@@ -169,14 +169,15 @@ class _Stream:
             raise BadChunk(f"choices is not a list: {choices!r:.60}")
         answer = reasoning = False
         for c in choices:
-            if isinstance(c, dict) and c.get("delta") is None and isinstance(text := c.get("text"), str):
-                answer = answer or bool(text)  # the completions shape, checked inline
+            if type(c) is dict and "delta" not in c and type(text := c.get("text")) is str:
+                answer = answer or text != ""  # the completions shape, checked inline
             else:
                 a, r = _texts(c)
                 answer, reasoning = answer or bool(a), reasoning or bool(r)
             if c.get("finish_reason"):
                 self.finish_reason = str(c["finish_reason"])
-        self.saw_choices = self.saw_choices or bool(choices)
+        if choices:
+            self.saw_choices = True
         cum = None
         if usage:
             cum = usage.get("completion_tokens")
@@ -215,7 +216,9 @@ class _Stream:
         direct = (bool(events) and isinstance(events[0][1], bytes)
                   and _DIGIT_RUN not in b" ".join([d for _, d in events]).translate(_DIGITS_AS_ZERO))  # type: ignore[misc]
         for t, data in events:
-            if (b"[DONE]" in data if isinstance(data, bytes) else "[DONE]" in data) and _text(data).strip() == "[DONE]":
+            if data == b"[DONE]" or (
+                    (b"[DONE]" in data if isinstance(data, bytes) else "[DONE]" in data)
+                    and _text(data).strip() == "[DONE]"):
                 self.saw_done = True
                 continue
             obj: Any = _UNPARSED
