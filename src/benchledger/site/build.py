@@ -21,6 +21,7 @@ from typing import Any
 import duckdb
 
 from benchledger.catalog.build import build_catalog
+from benchledger.catalog.cache import open_index
 from benchledger.errors import LedgerError
 from benchledger.ledger.store import Ledger
 from benchledger.site.context import SiteData, load_site_data
@@ -74,13 +75,20 @@ def build_site(
 ) -> BuildReport:
     """Build the site of a ledger (a loaded ``Ledger`` or its folder) into ``out``.
 
-    ``findings`` are audit rows already computed (``Finding.as_row()``); when None the audit runs here.
+    ``findings`` are audit rows already computed (``Finding.as_row()``); when None the audit runs here. A ledger
+    given by its folder is read through its cached index (``catalog.cache``): after an ``audit`` nothing is
+    audited or indexed again.
     """
-    if not isinstance(ledger, Ledger):
-        ledger = Ledger.load(ledger, require_layout=True)
     target = Path(out).resolve()
     check_target(target)
-    con = build_catalog(ledger, findings=findings)
+    if not isinstance(ledger, Ledger) and findings is None:
+        index = open_index(ledger)
+        con = index.con
+        ledger = Ledger.load(index.root, require_layout=True)
+    else:
+        if not isinstance(ledger, Ledger):
+            ledger = Ledger.load(ledger, require_layout=True)
+        con = build_catalog(ledger, findings=findings)
     try:
         data = load_site_data(ledger, con, ledger_digest(ledger))
         target.parent.mkdir(parents=True, exist_ok=True)
