@@ -54,6 +54,9 @@ METHOD_NOTES = (
     "Pooled fits pull each knob toward its default with weight 0.01 per (log deviation)², 100× the one-setup "
     "calibration's: without it the optimiser parks knobs at their bounds (η_m = 1, η_c = 0.02) to absorb "
     "disagreements between campaigns (`calibrate.POOLED_PRIOR_WEIGHT`).",
+    "Pooled fits cost a step's fixed overhead per decoder layer (t0_layer × layers, prior 40 µs) instead of one t0 "
+    "per step: kernel launches and syncs scale with depth, so an overhead learnt on a 64-layer model is not "
+    "charged in full to a 32-layer one (`roofline.with_overhead`).",
     "A GGUF k-quant file stores its lm_head (output.weight) in Q6_K (Q8_0 files in Q8_0): llama.cpp's quantizer "
     "does so, and a bf16 head would make a step read more bytes than the whole file (`inputs.default_lm_head`).",
     "A campaign whose engine no other campaign ran takes the fit over every other campaign ('every engine'); the "

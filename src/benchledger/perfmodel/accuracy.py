@@ -122,7 +122,7 @@ class HeldOutFits:
             if cache_key not in self._cache:
                 train = self._members(level, key, held_out)
                 self._cache[cache_key] = ((fit(train, weights=campaign_weights(train, self.campaign_of),
-                                               prior_weight=POOLED_PRIOR_WEIGHT).eff, len(train))
+                                               prior_weight=POOLED_PRIOR_WEIGHT, per_layer=True).eff, len(train))
                                            if enough(train, self.campaign_of) else None)
             found = self._cache[cache_key]
             if found is not None:

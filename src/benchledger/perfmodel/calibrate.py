@@ -44,7 +44,9 @@ ROBUST_SCALE = 0.2
 """Soft-L1 scale of the fit's loss on log errors: an arm off by more than ~20 % weighs linearly, not squared, so one
 arm whose physics the model lacks (a kernel switch, a queue) does not drag the parameters of all the others."""
 BOUNDS = {"eta_m": (0.05, 1.0), "eta_c": (0.02, 1.0), "t0": (0.0, 0.2), "phi_exp": (-1.0, 3.0), "t0_draft": (0.0, 0.05),
-          "eta_attn": (0.02, 1.0)}
+          "eta_attn": (0.02, 1.0), "t0_layer": (0.0, 0.005)}
+DEFAULT_T0_LAYER = 40e-6
+"""Prior centre of the per-layer step overhead (s): a decoder layer's handful of kernel launches and syncs."""
 
 
 @dataclass(frozen=True)
@@ -134,12 +136,12 @@ def _clamp(name: str, value: float) -> float:
     return min(max(value, low), high)
 
 
-PARAMS = ("eta_m", "eta_c", "t0", "phi_exp", "t0_draft", "eta_attn")
+PARAMS = ("eta_m", "eta_c", "t0", "phi_exp", "t0_draft", "eta_attn", "t0_layer")
 """The fitted knobs, in the order of the optimiser's vector (log space; t0 and t0_draft shifted by 0.1 ms, the
 φ(T) exponent by 1.5 so it may go below 0)."""
-SHIFT = {"t0": 1e-4, "t0_draft": 1e-4, "phi_exp": 1.5}
+SHIFT = {"t0": 1e-4, "t0_draft": 1e-4, "phi_exp": 1.5, "t0_layer": 1e-6}
 REPORTED = {"eta_m": "eta_m", "eta_c": "eta_c", "t0": "t0_ms", "phi_exp": "phi_exponent", "t0_draft": "t0_draft_ms",
-            "eta_attn": "eta_attn"}
+            "eta_attn": "eta_attn", "t0_layer": "t0_layer_us"}
 VISIBLE_SHARE = 0.05
 """φ(T) is fitted only when the verify attention takes at least this share of some speculative step; η_attn only
 when the decode attention does in some arm and the arms ran at two or more contexts."""
@@ -150,13 +152,14 @@ def _decode(x: list[float], free: tuple[str, ...] = PARAMS) -> Efficiency:
     v = {name: _clamp(name, math.exp(value) - SHIFT.get(name, 0.0)) for name, value in zip(PARAMS, x, strict=True)}
     return replace(Efficiency(), eta_m=v["eta_m"], eta_c=v["eta_c"], t0=v["t0"], t0_draft=v["t0_draft"],
                    phi_exp=v["phi_exp"] if "phi_exp" in free else None,
-                   eta_attn=v["eta_attn"] if "eta_attn" in free else None)
+                   eta_attn=v["eta_attn"] if "eta_attn" in free else None,
+                   t0_layer=v["t0_layer"] if "t0_layer" in free else None)
 
 
 def _prior_value(eff: Efficiency, name: str) -> float:
     value = getattr(eff, name)
     if value is None:  # unset: an exact verify kernel (γ = 0); attention streams like weights (η_m)
-        return 0.0 if name == "phi_exp" else eff.eta_m
+        return {"phi_exp": 0.0, "t0_layer": DEFAULT_T0_LAYER}.get(name, eff.eta_m)
     return float(value)
 
 
@@ -181,10 +184,10 @@ class Fit:
     """Reported names (``eta_m``, ``t0_ms``…) the observations could move; the others stay at their prior."""
 
 
-def identifiable(obs: list[Observation], prior: Efficiency) -> tuple[str, ...]:
+def identifiable(obs: list[Observation], prior: Efficiency, per_layer: bool = False) -> tuple[str, ...]:
     """Which parameters these observations can see: φ only when verify attention weighs in a speculative step,
-    t0_draft only with drafting arms; η_m, η_c and t0 always."""
-    names = ["eta_m", "eta_c", "t0"]
+    t0_draft only with drafting arms; η_m, η_c and the step overhead (t0, or t0_layer when ``per_layer``) always."""
+    names = ["eta_m", "eta_c", "t0_layer" if per_layer else "t0"]
     params = Params(prior)
     spec = [o for o in obs if o.scenario.spec is not None]
     if any(o.scenario.spec is not None and o.scenario.spec.method not in FREE_METHODS for o in spec):
@@ -231,7 +234,7 @@ def _minimise(obs: list[Observation], x0: list[float], free: tuple[str, ...],
 
 
 def fit(obs: list[Observation], start: Efficiency | None = None, weights: list[float] | None = None,
-        prior_weight: float = PRIOR_WEIGHT) -> Fit:
+        prior_weight: float = PRIOR_WEIGHT, per_layer: bool = False) -> Fit:
     """Robust (soft-L1, ``ROBUST_SCALE``) least squares in log space (+ a pull of ``prior_weight`` to the defaults)
     over the identifiable parameters; ``weights`` per observation (default equal).
 
@@ -240,9 +243,9 @@ def fit(obs: list[Observation], start: Efficiency | None = None, weights: list[f
     """
     if not obs:
         raise ValueError("no observations to fit")
-    prior = start or Efficiency()
+    prior = start or (Efficiency(t0=0.0) if per_layer else Efficiency())
     x0 = _encode(prior)
-    free = identifiable(obs, prior)
+    free = identifiable(obs, prior, per_layer)
     eff = _minimise(obs, x0, free, weights, prior_weight)
     gemm_bound = any(t.bound == "compute" and t.name in GEMM_TERMS
                      for o in obs for t in predict(o.scenario, Params(eff)).step.terms)

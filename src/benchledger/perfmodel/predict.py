@@ -205,7 +205,9 @@ def _assumptions(sc: Scenario, params: Params, al: float) -> list[Assumption]:
     out = [
         Assumption("eta_m", eff.eta_m, "fraction of peak bandwidth", params.origin("eta_m")),
         Assumption("eta_c", eff.eta_c, "fraction of peak compute", params.origin("eta_c")),
-        Assumption("t0_ms", eff.t0 * 1e3, "ms per step", params.origin("t0_ms")),
+        (Assumption("t0_ms", eff.t0 * 1e3, "ms per step", params.origin("t0_ms")) if eff.t0_layer is None else
+         Assumption("t0_layer_us", eff.t0_layer * 1e6, f"µs per layer per step (× {sc.model.n_layers} layers)",
+                    params.origin("t0_layer_us"))),
         Assumption("eta_attn", eff.eta_m if eff.eta_attn is None else eff.eta_attn,
                    "fraction of peak bandwidth (decode attention)",
                    params.origin("eta_attn") if eff.eta_attn is not None else "η_m (not fitted separately)"),

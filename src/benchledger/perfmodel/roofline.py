@@ -33,6 +33,9 @@ class Efficiency:
     per query), above 1 worse, below 0 better than one decode read (φ < 1 allowed)."""
     eta_attn: float | None = None
     """Fraction of peak bandwidth the decode-attention KV reads reach (None: ``eta_m``, as weight streaming)."""
+    t0_layer: float | None = None
+    """Per-step overhead per decoder layer, seconds: when set, the step's fixed cost is ``t0_layer × layers`` (kernel
+    launches and syncs scale with depth) and ``t0`` is not used."""
     t0_draft: float = 0.001
     """Fixed cost of one draft forward (launch, sampling, bookkeeping), seconds."""
     eta_prefill: float = 0.4
@@ -196,16 +199,20 @@ def allreduce_terms(count: int, tokens: float, hidden: int, hw: HardwareSpec, tp
     return [Term(name, count * per_call, count * payload, 0.0, "fixed", f"{count} all-reduces over TP={tp}")]
 
 
-def with_overhead(terms: list[Term], eff: Efficiency) -> StepTime:
-    """A step made of ``terms`` plus the per-step overhead t0 (when non-zero)."""
-    if eff.t0 > 0:
+def with_overhead(terms: list[Term], eff: Efficiency, layers: int = 0) -> StepTime:
+    """A step made of ``terms`` plus the per-step overhead: ``t0_layer × layers`` when ``t0_layer`` is set, else
+    t0 (when non-zero)."""
+    if eff.t0_layer is not None and layers > 0:
+        terms = [*terms, Term("overhead", eff.t0_layer * layers, bound="fixed",
+                              detail=f"{layers} layers × t0_layer {eff.t0_layer * 1e6:.3g} µs")]
+    elif eff.t0 > 0:
         terms = [*terms, Term("overhead", eff.t0, bound="fixed", detail="per-step overhead t0")]
     return StepTime(tuple(terms))
 
 
 def step_time(cfg: StepConfig, eff: Efficiency) -> StepTime:
-    """One plain (or verify) step: forward terms + per-step overhead t0."""
-    return with_overhead(forward_terms(cfg, eff), eff)
+    """One plain (or verify) step: forward terms + per-step overhead."""
+    return with_overhead(forward_terms(cfg, eff), eff, cfg.model.n_layers)
 
 
 __all__ = [

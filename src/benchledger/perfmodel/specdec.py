@@ -135,7 +135,7 @@ def spec_step_time(cfg: StepConfig, spec: SpecConfig, eff: Efficiency) -> StepTi
     """One speculative step: k drafts + verify over T = k+1 tokens + t0."""
     writes = spec.query_tokens if spec.state_snapshots else 1
     verify_cfg = replace(cfg, query_tokens=spec.query_tokens, state_writes=writes)
-    return with_overhead(draft_terms(cfg, spec, eff) + forward_terms(verify_cfg, eff), eff)
+    return with_overhead(draft_terms(cfg, spec, eff) + forward_terms(verify_cfg, eff), eff, cfg.model.n_layers)
 
 
 __all__ = [

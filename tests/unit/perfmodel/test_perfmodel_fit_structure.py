@@ -8,7 +8,7 @@ import math
 import pytest
 
 from benchledger.perfmodel.architecture import ModelSpec
-from benchledger.perfmodel.calibrate import Observation, predicted_value, soft_l1
+from benchledger.perfmodel.calibrate import Observation, fit, predicted_value, soft_l1
 from benchledger.perfmodel.formats import FormatSpec
 from benchledger.perfmodel.hardware import HardwareSpec
 from benchledger.perfmodel.inputs import default_lm_head, served_batch
@@ -69,3 +69,27 @@ def test_a_slotted_server_decodes_at_most_its_slots() -> None:
     assert batch == 16 and "unknown" in note  # never silently assumed
     assert served_batch("vllm", flags, 16) == (16, "")  # continuous batching: no slots
     assert served_batch("llama-cpp", None, 1) == (1, "")
+
+
+def test_per_layer_overhead_scales_with_depth(llama8b: ModelSpec, qwen27b: ModelSpec, h100: HardwareSpec) -> None:
+    eff = Efficiency(t0_layer=50e-6)
+    shallow = predict(_scenario(llama8b, h100, 1), Params(eff)).step.term("overhead")
+    deep = predict(_scenario(qwen27b, h100, 1), Params(eff)).step.term("overhead")
+    assert shallow is not None and shallow.seconds == pytest.approx(32 * 50e-6)  # 32 layers × 50 µs = 1.6 ms
+    assert deep is not None and deep.seconds == pytest.approx(64 * 50e-6)  # 16 full + 48 linear layers
+    flat = predict(_scenario(llama8b, h100, 1), Params(Efficiency(t0=0.002))).step.term("overhead")
+    assert flat is not None and flat.seconds == pytest.approx(0.002)  # t0 per step when t0_layer is unset
+
+
+def test_a_per_layer_fit_recovers_the_overhead_of_two_depths(llama8b: ModelSpec, qwen27b: ModelSpec,
+                                                            h100: HardwareSpec) -> None:
+    true = Efficiency(eta_m=0.7, t0_layer=80e-6)
+    obs = []
+    for model in (llama8b, qwen27b):
+        for c in (1, 2, 4):
+            s = _scenario(model, h100, c)
+            obs.append(Observation(f"{model.id}#c{c}", s, "tpot", predict(s, Params(true)).tpot_ms, ("src",)))
+    result = fit(obs, per_layer=True)
+    assert "t0_layer_us" in result.fitted and "t0_ms" not in result.fitted
+    assert result.eff.t0_layer == pytest.approx(80e-6, rel=0.1)
+    assert result.eff.eta_m == pytest.approx(0.7, rel=0.05)
