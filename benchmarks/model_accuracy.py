@@ -31,6 +31,7 @@ from benchledger.perfmodel.accuracy import (
     LEVELS,
     Pair,
     Scored,
+    fit_workers,
     hold_out,
     hold_out_prefill,
     median,
@@ -101,7 +102,8 @@ def _pair(p: Pair) -> dict[str, Any]:
             "limiting": p.spec.prediction.limiting, "assumed": sorted(set(p.spec.obs.assumed + p.base.obs.assumed))}
 
 
-def evaluate(ledger: Ledger, *, assume_context: float | None, assume_concurrency: int | None) -> dict[str, Any]:
+def evaluate(ledger: Ledger, *, assume_context: float | None, assume_concurrency: int | None,
+             workers: int = 1) -> dict[str, Any]:
     groups = campaigns(ledger)
     record_campaign = campaign_of(groups)
     members = {c.id: c.records for c in groups}
@@ -117,7 +119,8 @@ def evaluate(ledger: Ledger, *, assume_context: float | None, assume_concurrency
 
     obs, skipped = observations(ledger, unknown_context=assume_context, unknown_concurrency=assume_concurrency,
                                 unknown_acceptance=acceptance)
-    scored, pairs = hold_out(obs, lambda o: record_campaign[o.ref.partition("#")[0]], baselines_of(ledger, obs))
+    scored, pairs = hold_out(obs, lambda o: record_campaign[o.ref.partition("#")[0]], baselines_of(ledger, obs),
+                            workers)
     pre_obs, pre_skipped = prefill_observations(ledger, unknown_concurrency=assume_concurrency)
     pre_scored = hold_out_prefill(pre_obs, lambda o: record_campaign[o.ref.partition("#")[0]])
     ttft = [p for p in pre_scored if p.obs.metric == "ttft"]
@@ -258,13 +261,17 @@ def main() -> int:
     parser.add_argument("--assume-concurrency", type=int, default=1,
                         help="score closed-loop arms with unknown concurrency at this value (stated per arm)")
     parser.add_argument("--no-assume", action="store_true", help="skip arms with unknown context or concurrency")
+    parser.add_argument("--workers", type=int, default=fit_workers(),
+                        help="processes for the hold-out fits (default: this machine's CPUs; any count gives the "
+                             "same numbers)")
     parser.add_argument("--json", action="store_true", help="print JSON; write nothing")
     parser.add_argument("--check", action="store_true", help="exit 1 when the docs page is stale")
     parser.add_argument("--docs", type=Path, default=None, help=f"page to write (default {DOCS} for the bundled ledger)")
     args = parser.parse_args()
     ledger = Ledger.load(args.ledger)
     result = evaluate(ledger, assume_context=None if args.no_assume else args.assume_context,
-                      assume_concurrency=None if args.no_assume else args.assume_concurrency)
+                      assume_concurrency=None if args.no_assume else args.assume_concurrency,
+                      workers=max(1, args.workers))
     if not result["arms"]:
         print("model_accuracy: no arm could be scored (no usable benchmark arms in the ledger)", file=sys.stderr)
         return 1

@@ -23,7 +23,7 @@ def _script_module():  # type: ignore[no-untyped-def]
 
 
 def test_accuracy_script_scores_every_used_arm_and_its_page_is_fresh() -> None:
-    out = subprocess.run([sys.executable, str(SCRIPT), "--json"], capture_output=True, text=True, timeout=900,
+    out = subprocess.run([sys.executable, str(SCRIPT), "--json"], capture_output=True, text=True, timeout=2400,
                          check=False)
     assert out.returncode == 0, out.stderr[-2000:]
     result = json.loads(out.stdout)

@@ -12,9 +12,12 @@ ratio of two held-out predictions.
 from __future__ import annotations
 
 import math
+import os
 import statistics
 from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from multiprocessing import get_context
 from typing import TypeVar
 
 from benchledger.perfmodel.calibrate import POOLED_PRIOR_WEIGHT, Observation, fit, predicted_value
@@ -103,6 +106,17 @@ def _level_keys(o: Observation) -> list[tuple[str, tuple[str, str]]]:
             (LEVELS[3], ("*", "*"))]
 
 
+def _pooled_fit(train: list[Observation], weights: list[float]) -> Efficiency:
+    """One level's pooled fit (module level, so a worker process can run it)."""
+    return fit(train, weights=weights, prior_weight=POOLED_PRIOR_WEIGHT, per_layer=True).eff
+
+
+def fit_workers() -> int:
+    """Processes for the hold-out fits: the CPUs this process may run on (the fits are independent and
+    deterministic, so running them side by side changes no number)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 class HeldOutFits:
     """Fits on the training campaigns of one held-out campaign, cached per (held-out campaign, level key)."""
 
@@ -115,15 +129,41 @@ class HeldOutFits:
         return [o for o in self.obs if self.campaign_of(o) != held_out
                 and dict(_level_keys(o))[level] == key]
 
+    def prefetch(self, held_out_of: Iterable[tuple[Observation, str]], workers: int = 1) -> None:
+        """Run every fit ``params`` will ask for, ``workers`` processes side by side. Which level an arm's
+        parameters come from depends only on training-arm counts, so the needed fits are known before any runs."""
+        needed: dict[tuple[str, str, tuple[str, str]], list[Observation]] = {}
+        for o, held_out in held_out_of:
+            for level, key in _level_keys(o):
+                cache_key = (held_out, level, key)
+                if cache_key in needed:
+                    break
+                if cache_key in self._cache:
+                    if self._cache[cache_key] is None:  # known too small: the next level
+                        continue
+                    break
+                train = self._members(level, key, held_out)
+                if enough(train, self.campaign_of):
+                    needed[cache_key] = train
+                    break
+                self._cache[cache_key] = None
+        jobs = [(train, campaign_weights(train, self.campaign_of)) for train in needed.values()]
+        if workers > 1 and len(jobs) > 1:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+                effs = list(pool.map(_pooled_fit, *zip(*jobs, strict=True)))
+        else:
+            effs = [_pooled_fit(train, weights) for train, weights in jobs]
+        for (cache_key, train), eff in zip(needed.items(), effs, strict=True):
+            self._cache[cache_key] = (eff, len(train))
+
     def params(self, o: Observation, held_out: str) -> tuple[Efficiency, str, int]:
         """(efficiency, level, training arms) for an arm of the held-out campaign."""
         for level, key in _level_keys(o):
             cache_key = (held_out, level, key)
             if cache_key not in self._cache:
                 train = self._members(level, key, held_out)
-                self._cache[cache_key] = ((fit(train, weights=campaign_weights(train, self.campaign_of),
-                                               prior_weight=POOLED_PRIOR_WEIGHT, per_layer=True).eff, len(train))
-                                           if enough(train, self.campaign_of) else None)
+                self._cache[cache_key] = ((_pooled_fit(train, campaign_weights(train, self.campaign_of)), len(train))
+                                          if enough(train, self.campaign_of) else None)
             found = self._cache[cache_key]
             if found is not None:
                 return found[0], level, found[1]
@@ -131,10 +171,12 @@ class HeldOutFits:
 
 
 def hold_out(obs: list[Observation], campaign_of: Callable[[Observation], str],
-             baselines: dict[str, str]) -> tuple[list[Scored], list[Pair]]:
+             baselines: dict[str, str], workers: int = 1) -> tuple[list[Scored], list[Pair]]:
     """Every observation predicted with its campaign held out; speculative arms paired with their baselines
-    (an arm and its baseline share record, subject and campaign, hence parameters)."""
+    (an arm and its baseline share record, subject and campaign, hence parameters). ``workers`` processes run
+    the fits (``fit_workers()`` for all CPUs); the result is the same for any count."""
     fits = HeldOutFits(obs, campaign_of)
+    fits.prefetch(((o, campaign_of(o)) for o in obs), workers)
     scored: dict[str, Scored] = {}
     for o in obs:
         eff, level, n = fits.params(o, campaign_of(o))
@@ -208,5 +250,5 @@ def finite(values: Iterable[float]) -> bool:
     return all(math.isfinite(v) for v in values)
 
 
-__all__ = ["LEVELS", "MIN_TRAINING_ARMS", "HeldOutFits", "Pair", "Scored", "ScoredPrefill", "hold_out",
-           "hold_out_prefill", "median", "outcome_counts", "tok_s"]
+__all__ = ["LEVELS", "MIN_TRAINING_ARMS", "HeldOutFits", "Pair", "Scored", "ScoredPrefill", "fit_workers",
+           "hold_out", "hold_out_prefill", "median", "outcome_counts", "tok_s"]

@@ -88,3 +88,19 @@ def test_every_training_campaign_weighs_the_same() -> None:
     assert campaign_weights(arms, lambda ref: ref.split("#")[0]) == [1 / 3, 1 / 3, 1 / 3, 1.0]
     assert enough(arms, lambda ref: ref.split("#")[0])
     assert not enough(arms[:3], lambda ref: ref.split("#")[0])
+
+
+def test_fits_run_side_by_side_give_the_same_numbers(tmp_path: Path) -> None:
+    """``workers`` only changes where the fits run: two processes score every arm exactly as one does."""
+    ledger = _ledger(tmp_path, 1.5)
+    obs, _ = observations(ledger)
+    record_campaign = campaign_of(campaigns(ledger))
+    baselines = {o.ref: o.ref.split("#")[0] + "#c1" for o in obs if o.ref.endswith("mtp")}
+
+    def run(workers: int) -> list[tuple[str, float, str, int]]:
+        scored, _ = hold_out(obs, lambda o: record_campaign[o.ref.split("#")[0]], baselines, workers)
+        return [(s.obs.ref, s.predicted_tok_s, s.level, s.training_arms) for s in scored]
+
+    one = run(1)
+    assert len({level for _, _, level, _ in one}) >= 1 and len(one) == len(obs)
+    assert run(2) == one
