@@ -197,3 +197,21 @@ def test_every_code_has_a_case() -> None:
     codes |= set(re.findall(r'code="([a-z]+\.[a-z-]+)"', text))
     codes.add("schema.invalid")  # RecordError's default code
     assert codes == set(CASES)
+
+
+@pytest.mark.parametrize(("ci95", "severity"), [([1.10, 1.40], "warning"), ([1.20, 1.35], "error"), (None, "error")])
+def test_a_speedup_above_acceptance_within_the_runs_own_noise_is_a_warning(
+        ci95: list[float] | None, severity: str, tmp_path: Path) -> None:
+    """24.06 / 19.13 = 1.26x against AL 1.1 (bound 1.155): an error, unless the arm's paired rounds measured a
+    95 % CI whose low end reaches the bound (noise between rounds, as on a loaded machine)."""
+    def mutate(data: dict[str, Any]) -> None:
+        _acceptance(mean_length=_derived_length(1.1))(data)
+        data["arms"][1]["paired_speedups"] = [{"metric": "output_throughput", "estimate": 1.26, "ci95": ci95,
+                                               "paired_rounds": 5, "method": "test"}]
+    root = tmp_path / "ledger"
+    root.mkdir()
+    _records(mutate)(root)
+    report = run_audit(Ledger.load(root))
+    found = [f for f in report.findings if f.code == "arms.speedup-exceeds-acceptance"]
+    assert [f.severity for f in found] == [severity], report.to_json()
+    assert ("within the run's own noise" in found[0].message) == (severity == "warning")
