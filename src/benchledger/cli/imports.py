@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 FORMAT_HELP = ("vllm-bench | benchledger-run | aiperf | guidellm | mlperf | autobench | inference-research | "
                "mlperf-results (a stored git snapshot of an inference_results_vX.Y repository; DIR@COMMIT pins a commit) | "
                "llama-bench-tables (a stored git snapshot whose Markdown holds | GPU | Model | tg N | pp N | or | System | … | Eval Rate | tables) | "
-               "device-speed-tables (a stored git snapshot whose Markdown holds | Device | Speed (tokens/sec) | tables)")
+               "device-speed-tables (a stored git snapshot whose Markdown holds | Device | Speed (tokens/sec) | tables) | "
+               "device-count-tables (a stored git snapshot whose Markdown holds | Model | N x <device> | tables)")
 _STYLE = {"written": "green", "would-write": "cyan", "unchanged": "dim", "kept": "yellow"}
 
 

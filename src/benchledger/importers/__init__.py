@@ -14,6 +14,7 @@ from benchledger.errors import LedgerError
 from benchledger.importers import (
     aiperf,
     autobench,
+    device_count_tables,
     device_speed_tables,
     guidellm,
     inference_research,
@@ -44,7 +45,8 @@ FORMATS: dict[str, Builder] = {
 SnapshotBuilder = Callable[[list[Path], ImportContext], None]
 SNAPSHOT_FORMATS: dict[str, SnapshotBuilder] = {"mlperf-results": mlperf_results.build_snapshots,
                                                  "llama-bench-tables": llama_bench_tables.build_snapshots,
-                                                 "device-speed-tables": device_speed_tables.build_snapshots}
+                                                 "device-speed-tables": device_speed_tables.build_snapshots,
+                                                 "device-count-tables": device_count_tables.build_snapshots}
 """Formats whose input is a stored repository snapshot (a git directory read at its commit), not files."""
 
 
