@@ -25,7 +25,6 @@ Mapping (foreign field → ledger field, or why not):
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,14 +34,13 @@ from benchledger.importers import device_count_catalog as catalog
 from benchledger.importers.common import fill_omitted, hoist_shared, known, quoted_result, record_id, slugify
 from benchledger.importers.context import ImportContext
 from benchledger.importers.git_snapshot import Snapshot, StoredFile
-from benchledger.importers.stored_files import storable, stored_block
+from benchledger.importers.snapshot_source import created, owner_repo, snapshot_file_source
+from benchledger.importers.stored_files import storable
 from benchledger.schema import (
     Arm,
     Benchmark,
-    HistoryEntry,
     Parallelism,
     Result,
-    Source,
     Subject,
     SubjectOverride,
     Unknown,
@@ -125,37 +123,20 @@ def build_snapshots(paths: list[Path], ctx: ImportContext) -> None:
             _import_file(snap, files[name], file_tables, ctx)
 
 
-def _owner_repo(snap: Snapshot) -> str:
-    return "/".join(snap.repo_url.rstrip("/").split("/")[-2:])
-
-
-def _created(ctx: ImportContext, why: str) -> HistoryEntry:
-    return HistoryEntry(date=ctx.options.retrieved, change=f"created by benchledger import {FORMAT}", why=why,
-                        numbers_changed=True)
-
-
 def _import_file(snap: Snapshot, file: StoredFile, file_tables: list[CountTable], ctx: ImportContext) -> None:
     why = storable(file.text)
     if why is not None:
         raise ImportFormatError(Path(snap.git_dir) / file.path, "", f"cannot be stored whole: {why}")
-    owner_repo = _owner_repo(snap)
-    source_id = record_id(slugify(f"{owner_repo}-{file.path}")[:60].strip("-"), snap.repo_url, snap.commit, file.path)
+    repo_name = owner_repo(snap)
+    source_id = record_id(slugify(f"{repo_name}-{file.path}")[:60].strip("-"), snap.repo_url, snap.commit, file.path)
     skipped: list[str] = []
     for number, table in enumerate(file_tables, start=1):
         ctx.plan.add(*_table_records(snap, file, table, number, source_id, skipped, ctx))
-    intro = (f"{snap.repo_url} at commit {snap.commit} ({snap.committed.isoformat()}), file `{file.path}`, stored "
-             "whole below, byte for byte, after a line naming its path, git blob id and sha256. Its tables of the "
-             "shape | Model | N x <device> | … | are imported, one arm per cell; other tables are not.\n")
-    notes = "".join(f"- {s}\n" for s in skipped)
-    body = intro + (f"\nNot imported (malformed):\n\n{notes}" if notes else "") + "\n" + stored_block(
-        file.path, file.blob, file.sha256, file.text)
-    ctx.plan.add(Source(
-        kind="source", id=source_id, title=f"{owner_repo} {file.path} at {snap.commit[:7]} (device count tables)",
-        url=f"{snap.repo_url}/blob/{snap.commit}/{file.path}", source_type="github-file", publisher=owner_repo,
-        published=snap.committed, retrieved=ctx.options.retrieved,
-        retrieved_via=f"benchledger import {FORMAT} (stored snapshot at commit {snap.commit})",
-        sha256=hashlib.sha256(body.encode("utf-8")).hexdigest(),
-        history=[_created(ctx, "stores the file the imported device-count records quote")], body=body))
+    ctx.plan.add(snapshot_file_source(
+        snap, file, ctx, source_id=source_id, format_name=FORMAT, label="device count tables",
+        imported="Its tables of the shape | Model | N x <device> | … | are imported, one arm per cell; other tables "
+                 "are not.", skipped=skipped, skipped_heading="Not imported (malformed):",
+        why="stores the file the imported device-count records quote"))
 
 
 def _ref(ctx: ImportContext, kind: RecordKind, rid: str | None, stated: str) -> str:
@@ -213,11 +194,11 @@ def _table_records(snap: Snapshot, file: StoredFile, table: CountTable, number: 
                 + ("\n## Stated by the input, not yet matched to ledger records\n\n" + "\n".join(lines) + "\n"
                    if lines else ""))
         out.append(Benchmark(
-            kind="benchmark", id=record_id(slugify(f"{_owner_repo(snap).split('/')[0]}-{cells[0]}-{stated_device}")[
+            kind="benchmark", id=record_id(slugify(f"{owner_repo(snap).split('/')[0]}-{cells[0]}-{stated_device}")[
                 :64].strip("-"), snap.repo_url, file.path, table.header, line),
-            title=f"{cells[0]} on {table.title} clusters ({_owner_repo(snap)}, {snap.committed.isoformat()})",
+            title=f"{cells[0]} on {table.title} clusters ({owner_repo(snap)}, {snap.committed.isoformat()})",
             measured_by="self", subject=subject, workload=workload, arms=arms, sources=[source_id],
-            history=[_created(ctx, "bulk import of a public device-count table")], body=body))
+            history=[created(ctx, FORMAT, "bulk import of a public device-count table")], body=body))
     return out
 
 

@@ -23,7 +23,8 @@ from benchledger.importers import llama_bench_catalog as catalog
 from benchledger.importers.common import fill_omitted, known, omitted, quoted_result, record_id, slugify
 from benchledger.importers.context import ImportContext
 from benchledger.importers.git_snapshot import Snapshot, StoredFile
-from benchledger.importers.llama_bench_markdown import Table, created, owner_repo, ref
+from benchledger.importers.llama_bench_markdown import FORMAT, Table, ref
+from benchledger.importers.snapshot_source import created, owner_repo
 from benchledger.schema import Arm, Benchmark, Parallelism, Subject, Workload
 
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
@@ -112,7 +113,7 @@ def eval_records(snap: Snapshot, file: StoredFile, table: Table, number: int, so
             title=f"Eval rate, {heading.lstrip('#').strip()} on {system} ({kind}) ({owner_repo(snap)}, "
                   f"{snap.committed.isoformat()})",
             measured_by="third-party", subject=subject, workload=workload, arms=[arm], sources=[source_id],
-            history=[created(ctx, "bulk import of a community eval-rate table")], body=body))
+            history=[created(ctx, FORMAT, "bulk import of a community eval-rate table")], body=body))
     return out
 
 

@@ -7,9 +7,8 @@ import re
 from dataclasses import dataclass, field
 
 from benchledger.importers.context import ImportContext
-from benchledger.importers.git_snapshot import Snapshot
 from benchledger.importers.references import PLACEHOLDER_IDS
-from benchledger.schema import Benchmark, HistoryEntry, Known
+from benchledger.schema import Benchmark, Known
 from benchledger.schema.common import RecordKind
 
 FORMAT = "llama-bench-tables"
@@ -70,16 +69,6 @@ def tables(text: str) -> list[Table]:
     return out
 
 
-def owner_repo(snap: Snapshot) -> str:
-    """``owner/name`` of the snapshot's repository."""
-    return "/".join(snap.repo_url.rstrip("/").split("/")[-2:])
-
-
-def created(ctx: ImportContext, why: str) -> HistoryEntry:
-    return HistoryEntry(date=ctx.options.retrieved, change=f"created by benchledger import {FORMAT}", why=why,
-                        numbers_changed=True)
-
-
 def stated(condition: object) -> object:
     """What a condition states (a bare scalar or a ``Known``'s value); None when it is unknown or absent."""
     if isinstance(condition, Known):
@@ -109,4 +98,4 @@ def ref(ctx: ImportContext, kind: RecordKind, rid: str | None, stated: str) -> s
     return PLACEHOLDER_IDS[kind]
 
 
-__all__ = ["FORMAT", "Table", "created", "existing_numbers", "owner_repo", "ref", "stated", "tables"]
+__all__ = ["FORMAT", "Table", "existing_numbers", "ref", "stated", "tables"]

@@ -24,7 +24,6 @@ Mapping (foreign field → ledger field, or why not):
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,19 +45,17 @@ from benchledger.importers.llama_bench_eval import eval_records, is_eval
 from benchledger.importers.llama_bench_markdown import (
     FORMAT,
     Table,
-    created,
     existing_numbers,
-    owner_repo,
     ref,
     stated,
     tables,
 )
-from benchledger.importers.stored_files import storable, stored_block
+from benchledger.importers.snapshot_source import created, owner_repo, snapshot_file_source
+from benchledger.importers.stored_files import storable
 from benchledger.schema import (
     Arm,
     Benchmark,
     Parallelism,
-    Source,
     Subject,
     SubjectOverride,
     Workload,
@@ -98,20 +95,11 @@ def _import_file(snap: Snapshot, file: StoredFile, file_tables: list[Table], ctx
         ctx.plan.add(*records)
     shapes = ("| System | CPU/GPU | Eval Rate | … |" if all(is_eval(t) for t in file_tables)
               else "| GPU | Model | tg N | pp N |")
-    intro = (f"{snap.repo_url} at commit {snap.commit} ({snap.committed.isoformat()}), file `{file.path}`, stored "
-             f"whole below, byte for byte, after a line naming its path, git blob id and sha256. Only its tables of "
-             f"the shape {shapes} are imported; other tables (summaries restating those cells, "
-             "sizes, perplexity) are not.\n")
-    notes = "".join(f"- {s}\n" for s in skipped)
-    body = intro + (f"\nNot imported:\n\n{notes}" if notes else "") + "\n" + stored_block(
-        file.path, file.blob, file.sha256, file.text)
-    ctx.plan.add(Source(
-        kind="source", id=source_id, title=f"{repo_name} {file.path} at {snap.commit[:7]} (llama-bench tables)",
-        url=f"{snap.repo_url}/blob/{snap.commit}/{file.path}", source_type="github-file", publisher=repo_name,
-        published=snap.committed, retrieved=ctx.options.retrieved,
-        retrieved_via=f"benchledger import {FORMAT} (stored snapshot at commit {snap.commit})",
-        sha256=hashlib.sha256(body.encode("utf-8")).hexdigest(),
-        history=[created(ctx, "stores the file the imported llama-bench records quote")], body=body))
+    ctx.plan.add(snapshot_file_source(
+        snap, file, ctx, source_id=source_id, format_name=FORMAT, label="llama-bench tables",
+        imported=f"Only its tables of the shape {shapes} are imported; other tables (summaries restating those "
+                 "cells, sizes, perplexity) are not.",
+        skipped=skipped, why="stores the file the imported llama-bench records quote"))
 
 
 @dataclass
@@ -204,7 +192,7 @@ def _table_records(snap: Snapshot, file: StoredFile, table: Table, number: int, 
             title=f"llama-bench, {family or 'model'} {group.size} on {group.hardware} ({owner_repo(snap)}, "
                   f"{snap.committed.isoformat()})",
             measured_by="third-party", subject=subject, workload=workload, arms=arms, sources=[source_id],
-            history=[created(ctx, "bulk import of a community llama-bench table")], body=body))
+            history=[created(ctx, FORMAT, "bulk import of a community llama-bench table")], body=body))
     return out
 
 

@@ -1,0 +1,47 @@
+"""The source record of one file read from a stored git snapshot (``git_snapshot.py``): the file stored whole
+(``stored_files.py``) after an intro naming the repository, commit and what was imported, and the rows skipped.
+Shared by the table importers that read snapshots (``llama_bench_tables.py``, ``device_speed_tables.py``,
+``device_count_tables.py``)."""
+
+from __future__ import annotations
+
+import hashlib
+
+from benchledger.importers.context import ImportContext
+from benchledger.importers.git_snapshot import Snapshot, StoredFile
+from benchledger.importers.stored_files import stored_block
+from benchledger.schema import HistoryEntry, Source
+
+
+def owner_repo(snap: Snapshot) -> str:
+    """``owner/name`` of the snapshot's repository."""
+    return "/".join(snap.repo_url.rstrip("/").split("/")[-2:])
+
+
+def created(ctx: ImportContext, format_name: str, why: str) -> HistoryEntry:
+    """The history entry of a record this import creates."""
+    return HistoryEntry(date=ctx.options.retrieved, change=f"created by benchledger import {format_name}", why=why,
+                        numbers_changed=True)
+
+
+def snapshot_file_source(snap: Snapshot, file: StoredFile, ctx: ImportContext, *, source_id: str, format_name: str,
+                         label: str, imported: str, skipped: list[str], skipped_heading: str = "Not imported:",
+                         why: str) -> Source:
+    """The source storing ``file`` whole; ``imported`` says which of its tables were imported (one sentence),
+    ``skipped`` lists what was not, ``label`` ends the title."""
+    intro = (f"{snap.repo_url} at commit {snap.commit} ({snap.committed.isoformat()}), file `{file.path}`, stored "
+             f"whole below, byte for byte, after a line naming its path, git blob id and sha256. {imported}\n")
+    notes = "".join(f"- {s}\n" for s in skipped)
+    body = intro + (f"\n{skipped_heading}\n\n{notes}" if notes else "") + "\n" + stored_block(
+        file.path, file.blob, file.sha256, file.text)
+    publisher = owner_repo(snap)
+    return Source(
+        kind="source", id=source_id, title=f"{publisher} {file.path} at {snap.commit[:7]} ({label})",
+        url=f"{snap.repo_url}/blob/{snap.commit}/{file.path}", source_type="github-file", publisher=publisher,
+        published=snap.committed, retrieved=ctx.options.retrieved,
+        retrieved_via=f"benchledger import {format_name} (stored snapshot at commit {snap.commit})",
+        sha256=hashlib.sha256(body.encode("utf-8")).hexdigest(),
+        history=[created(ctx, format_name, why)], body=body)
+
+
+__all__ = ["created", "owner_repo", "snapshot_file_source"]
