@@ -4,25 +4,13 @@ to the sha256 and the git blob id its header states — i.e. it is the repositor
 
 from __future__ import annotations
 
-import hashlib
-import random
-
-import pytest
-
-from benchledger.audit.numbers import normalise_space, value_in_text
 from benchledger.importers.stored_files import StoredBlock, stored_files
 from benchledger.ledger.store import Ledger
 from benchledger.schema import Benchmark, Known, Source
-
-SEED = 16
-SAMPLE = 50
+from import_sample import Number, check_sample
 
 
-def _git_blob_id(data: bytes) -> str:
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-
-
-def _population(ledger: Ledger) -> list[tuple[str, str, float, str | None, str, StoredBlock]]:
+def _population(ledger: Ledger) -> list[Number]:
     """(record, field, value, unit, quote, file block) of every number in an arm of an imported MLPerf record."""
     blocks: dict[str, dict[str, StoredBlock]] = {}
     out = []
@@ -46,14 +34,4 @@ def _population(ledger: Ledger) -> list[tuple[str, str, float, str | None, str, 
 
 
 def test_sampled_numbers_are_in_their_quotes_and_files() -> None:
-    ledger = Ledger.load(None)
-    population = _population(ledger)
-    if len(population) < SAMPLE:
-        pytest.fail(f"only {len(population)} imported MLPerf numbers in the bundled ledger (expected ≥ {SAMPLE})")
-    for rid, field, value, unit, quote, block in random.Random(SEED).sample(population, SAMPLE):
-        where = f"{rid} {field}"
-        assert value_in_text(value, quote, unit), f"{where}: {value} not written in {quote!r}"
-        assert normalise_space(quote) in normalise_space(block.text), f"{where}: quote not in {block.path}"
-        data = block.text.encode("utf-8")
-        assert block.intact, f"{where}: {block.path} no longer hashes to its stated sha256"
-        assert _git_blob_id(data) == block.blob, f"{where}: {block.path} is not git blob {block.blob}"
+    check_sample(_population(Ledger.load(None)), "MLPerf")
