@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import os
+import subprocess
 from pathlib import Path
 
 from benchledger.audit import run_audit
@@ -40,3 +42,24 @@ def results(record: Benchmark, arm: str | None = None) -> dict[tuple[str, str, s
     """(metric, stat, definition) → value of one arm (the only arm by default)."""
     chosen = record.arms[0] if arm is None else next(a for a in record.arms if a.name == arm)
     return {(r.metric, r.stat, r.definition): r.value for r in chosen.results}
+
+
+def git(repo: Path, *args: str, date: str = "2024-01-01T12:00:00Z") -> str:
+    """``git -C repo args`` with a fixed author, committer and date (a snapshot's commit date is its ``published``)."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.org", "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env,
+                          timeout=60).stdout
+
+
+def snapshot_repo(tmp_path: Path, files: dict[str, str], url: str, date: str) -> Path:
+    """A one-commit git repository at ``tmp_path/snapshot`` holding ``files`` (path → text), origin ``url``."""
+    root = tmp_path / "snapshot"
+    root.mkdir()
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    for args in (("init", "-q"), ("config", "core.autocrlf", "false"), ("remote", "add", "origin", url + ".git"),
+                 ("add", "-A"), ("commit", "-q", "-m", "results")):
+        git(root, *args, date=date)
+    return root

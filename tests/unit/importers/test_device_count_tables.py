@@ -4,12 +4,10 @@ per table × model row, one arm per cluster size."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
-from tests.unit.importers.support import audit_errors, options, snapshot
+from tests.unit.importers.support import audit_errors, options, snapshot, snapshot_repo
 
 from benchledger.errors import ImportFormatError
 from benchledger.importers import import_files
@@ -24,24 +22,8 @@ URL = "https://github.com/b4rtaz/distributed-llama"
 FIXTURE = "device_count_tables/README.md"
 
 
-def _git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.org", "GIT_AUTHOR_DATE": "2025-02-15T12:00:00Z",
-           "GIT_COMMITTER_DATE": "2025-02-15T12:00:00Z"}
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env,
-                          timeout=60).stdout
-
-
 def _repo(tmp_path: Path, text: str) -> Path:
-    root = tmp_path / "snapshot"
-    root.mkdir()
-    (root / "README.md").write_text(text, encoding="utf-8")
-    _git(root, "init", "-q")
-    _git(root, "config", "core.autocrlf", "false")
-    _git(root, "remote", "add", "origin", URL + ".git")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "results")
-    return root
+    return snapshot_repo(tmp_path, {"README.md": text}, URL, "2025-02-15T12:00:00Z")
 
 
 @pytest.fixture

@@ -3,12 +3,10 @@ copied whole) â†’ one source storing the file whole, one experiment per device Ã
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
-from tests.unit.importers.support import audit_errors, options, snapshot
+from tests.unit.importers.support import audit_errors, options, snapshot, snapshot_repo
 
 from benchledger.errors import ImportFormatError
 from benchledger.importers import import_files
@@ -25,26 +23,8 @@ ACCELERATORS = ("nvidia-rtx-2080-ti", "nvidia-gtx-1660-super", "nvidia-t4", "int
                 "amd-ryzen-9-5900hs", "apple-m2", "apple-m1-pro")
 
 
-def _git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.org", "GIT_AUTHOR_DATE": "2024-02-13T12:00:00Z",
-           "GIT_COMMITTER_DATE": "2024-02-13T12:00:00Z"}
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env,
-                          timeout=60).stdout
-
-
 def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
-    root = tmp_path / "snapshot"
-    root.mkdir()
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
-    _git(root, "init", "-q")
-    _git(root, "config", "core.autocrlf", "false")
-    _git(root, "remote", "add", "origin", URL + ".git")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "results")
-    return root
+    return snapshot_repo(tmp_path, files, URL, "2024-02-13T12:00:00Z")
 
 
 @pytest.fixture

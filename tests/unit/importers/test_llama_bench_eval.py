@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.unit.importers.support import audit_errors, options
-from tests.unit.importers.test_llama_bench_tables import _git
+from tests.unit.importers.support import audit_errors, options, snapshot_repo
 
 from benchledger.importers import import_files
 from benchledger.importers.llama_bench_eval import device
@@ -20,14 +19,7 @@ FIXTURE = "llama_bench_tables/ai-benchmarks-README.md"
 
 
 def _repo(tmp_path: Path, text: str) -> Path:
-    root = tmp_path / "snapshot"
-    root.mkdir()
-    (root / "README.md").write_text(text, encoding="utf-8")
-    _git(root, "init", "-q")
-    _git(root, "remote", "add", "origin", URL + ".git")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "results")
-    return root
+    return snapshot_repo(tmp_path, {"README.md": text}, URL, "2024-05-12T12:00:00Z")
 
 
 def _references(root: Path) -> None:
