@@ -39,8 +39,12 @@ from benchledger.importers.common import (
 )
 from benchledger.importers.context import ImportContext
 from benchledger.importers.git_snapshot import Snapshot, StoredFile
-from benchledger.importers.snapshot_source import created, owner_repo, snapshot_file_source
-from benchledger.importers.stored_files import storable
+from benchledger.importers.snapshot_source import (
+    created,
+    owner_repo,
+    snapshot_file_source,
+    snapshot_source_id,
+)
 from benchledger.importers.tables import find_tables
 from benchledger.schema import (
     Arm,
@@ -121,11 +125,7 @@ def build_snapshots(paths: list[Path], ctx: ImportContext) -> None:
 
 def _import_file(snap: Snapshot, file: StoredFile, file_tables: list[DeviceTable], seen: dict[tuple[str, ...], str],
                  ctx: ImportContext) -> None:
-    why = storable(file.text)
-    if why is not None:
-        raise ImportFormatError(Path(snap.git_dir) / file.path, "", f"cannot be stored whole: {why}")
-    repo_name = owner_repo(snap)
-    source_id = record_id(slugify(f"{repo_name}-{file.path}")[:60].strip("-"), snap.repo_url, snap.commit, file.path)
+    source_id = snapshot_source_id(snap, file)
     skipped: list[str] = []
     records = [r for number, table in enumerate(file_tables, start=1)
                for r in _table_records(snap, file, table, number, source_id, seen, skipped, ctx)]

@@ -50,8 +50,12 @@ from benchledger.importers.llama_bench_markdown import (
     stated,
     tables,
 )
-from benchledger.importers.snapshot_source import created, owner_repo, snapshot_file_source
-from benchledger.importers.stored_files import storable
+from benchledger.importers.snapshot_source import (
+    created,
+    owner_repo,
+    snapshot_file_source,
+    snapshot_source_id,
+)
 from benchledger.schema import (
     Arm,
     Benchmark,
@@ -81,11 +85,7 @@ def build_snapshots(paths: list[Path], ctx: ImportContext) -> None:
 
 
 def _import_file(snap: Snapshot, file: StoredFile, file_tables: list[Table], ctx: ImportContext) -> None:
-    why = storable(file.text)
-    if why is not None:
-        raise ImportFormatError(Path(snap.git_dir) / file.path, "", f"cannot be stored whole: {why}")
-    repo_name = owner_repo(snap)
-    source_id = record_id(slugify(f"{repo_name}-{file.path}")[:60].strip("-"), snap.repo_url, snap.commit, file.path)
+    source_id = snapshot_source_id(snap, file)
     command = next((line.strip() for line in file.text.split("\n") if "llama-bench " in line), None)
     existing = existing_numbers(ctx, source_id)
     skipped: list[str] = []

@@ -6,16 +6,29 @@ Shared by the table importers that read snapshots (``llama_bench_tables.py``, ``
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
+from benchledger.errors import ImportFormatError
+from benchledger.importers.common import record_id, slugify
 from benchledger.importers.context import ImportContext
 from benchledger.importers.git_snapshot import Snapshot, StoredFile
-from benchledger.importers.stored_files import stored_block
+from benchledger.importers.stored_files import storable, stored_block
 from benchledger.schema import HistoryEntry, Source
 
 
 def owner_repo(snap: Snapshot) -> str:
     """``owner/name`` of the snapshot's repository."""
     return "/".join(snap.repo_url.rstrip("/").split("/")[-2:])
+
+
+def snapshot_source_id(snap: Snapshot, file: StoredFile) -> str:
+    """The id of the source that will store ``file`` whole; refused (``ImportFormatError``, naming the file) when
+    the file cannot be stored whole."""
+    why = storable(file.text)
+    if why is not None:
+        raise ImportFormatError(Path(snap.git_dir) / file.path, "", f"cannot be stored whole: {why}")
+    return record_id(slugify(f"{owner_repo(snap)}-{file.path}")[:60].strip("-"), snap.repo_url, snap.commit,
+                     file.path)
 
 
 def created(ctx: ImportContext, format_name: str, why: str) -> HistoryEntry:
@@ -44,4 +57,4 @@ def snapshot_file_source(snap: Snapshot, file: StoredFile, ctx: ImportContext, *
         history=[created(ctx, format_name, why)], body=body)
 
 
-__all__ = ["created", "owner_repo", "snapshot_file_source"]
+__all__ = ["created", "owner_repo", "snapshot_file_source", "snapshot_source_id"]
