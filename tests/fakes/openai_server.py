@@ -468,7 +468,9 @@ def main() -> None:
     parser.add_argument("--hf-token", default=None, help="accepted and ignored (a launch secret for tests)")
     parser.add_argument("--auth", default=None, help="accepted and ignored (a launch secret for tests)")
     args = parser.parse_args()
-    print("argv:", sys.argv, flush=True)  # as engines do: a launch secret must not survive in the log
+    # as engines do: a launch secret must not survive in the log (a launched engine's stderr goes to its log too);
+    # stderr keeps it out of what a benchmark prints on stdout
+    print("argv:", sys.argv, file=sys.stderr, flush=True)
     if args.cpu is not None and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {args.cpu})
     cfg = FakeConfig(ttft=args.ttft, step=args.step, k=args.k,

@@ -9,6 +9,8 @@ import socket
 import sys
 from pathlib import Path
 
+import pytest
+
 from benchledger.bench.launch import launch
 
 SERVER = Path(__file__).resolve().parents[1] / "fakes" / "openai_server.py"
@@ -124,3 +126,59 @@ def test_a_sigkilled_benchledger_leaves_no_secret_in_the_engine_log(tmp_path: Pa
         if engine_pid is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(engine_pid, signal.SIGKILL)
+
+
+def test_a_sigkilled_benchledger_takes_its_engine_with_it(tmp_path: Path) -> None:
+    """Linux: the engine gets the parent-death signal (SIGTERM) when the benchledger process that launched it
+    (from its main thread) is SIGKILLed and cannot stop the group itself."""
+    import signal
+    import subprocess
+    import time
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("PR_SET_PDEATHSIG is Linux-only: elsewhere the engine outlives a SIGKILLed benchledger")
+    port = _free_port()
+    script = (
+        "import asyncio, time\n"
+        "from pathlib import Path\n"
+        "from benchledger.bench.launch import launch\n"
+        f"eng = asyncio.run(launch('base', {_engine(tmp_path, port)!r}, 'http://127.0.0.1:{port}', "
+        f"Path({str(tmp_path)!r}), timeout=60))\n"
+        "print(eng.process.pid, eng.parent_death_signal, flush=True)\n"
+        "time.sleep(300)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    engine_pid = None
+    try:
+        assert proc.stdout is not None
+        pid_text, armed = proc.stdout.readline().split()
+        engine_pid = int(pid_text)
+        assert armed == "True" and _alive(engine_pid)  # healthy and serving
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        deadline = time.monotonic() + 30  # a bound on a hang, not a timing tolerance: it ends at the first poll
+        while _alive(engine_pid):     # that sees the engine gone
+            assert time.monotonic() < deadline, "the engine outlived the SIGKILLed benchledger"
+            time.sleep(0.01)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(10)
+        if proc.stdout is not None:
+            proc.stdout.close()
+        if engine_pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(engine_pid, signal.SIGKILL)
+
+
+def test_the_parent_death_signal_is_set_only_from_the_main_thread() -> None:
+    """The kernel sends it when the forking *thread* ends: a launch from a short-lived thread must not arm it."""
+    import threading
+
+    from benchledger.bench.launch import parent_death_hook
+
+    seen: list[object] = []
+    worker = threading.Thread(target=lambda: seen.append(parent_death_hook()))
+    worker.start()
+    worker.join()
+    assert seen == [None]
+    assert (parent_death_hook() is not None) == sys.platform.startswith("linux")

@@ -4,7 +4,12 @@ Records what a reader needs to reproduce the arm: the exact command (secrets mas
 took to become ready, the engine version (the engine profiles' endpoints: vLLM ``/version``, llama.cpp
 ``/props`` ``build_info``, SGLang ``/get_server_info``; else unknown) and the log file. The engine runs in its own process group (its own session) and is stopped with the
 whole group — SIGTERM, then SIGKILL after a grace period — so workers it forked (vLLM's engine cores holding
-the accelerator) never outlive it. Health and version calls are auxiliary calls (``bench.auxhttp``): each has a
+the accelerator) never outlive it. On Linux, when ``launch`` runs in the main thread, the engine also gets a
+parent-death signal (``prctl(PR_SET_PDEATHSIG, SIGTERM)`` in the child before exec): if benchledger is
+SIGKILLed or crashes, with no chance to stop the group, the kernel sends the engine SIGTERM (its own shutdown
+then stops its workers, as on Ctrl-C). The kernel ties that signal to the *thread* that forked, so it is set only
+from the main thread, which lives as long as benchledger; elsewhere (another thread, macOS, Windows) an engine
+outlives a SIGKILLed benchledger, as any child does. Health and version calls are auxiliary calls (``bench.auxhttp``): each has a
 total deadline and a signal cancels them.
 
 The engine's output never reaches the disk unmasked: it goes through a pipe to ``EngineLog``, which writes each
@@ -16,13 +21,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import os
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +43,32 @@ from benchledger.errors import BenchError
 STOP_GRACE_S = 10.0
 KILL_SETTLE_S = 1.0
 """After SIGKILL, how long to wait for the group to disappear (members left as zombies count as alive)."""
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def parent_death_hook() -> Callable[[], None] | None:
+    """A pre-exec hook that makes the kernel SIGTERM the child when this process dies, or None where that is not
+    available or not safe: not Linux, no ``prctl``, or not the main thread (the signal follows the forking thread).
+
+    Everything the hook calls is resolved before the fork (no import, no lookup in the child); if this process
+    died between the fork and the ``prctl``, the child signals itself at once.
+    """
+    if not sys.platform.startswith("linux") or threading.current_thread() is not threading.main_thread():
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    prctl.restype = ctypes.c_int
+    parent, sigterm, getppid, kill, getpid = os.getpid(), int(signal.SIGTERM), os.getppid, os.kill, os.getpid
+
+    def hook() -> None:
+        prctl(PR_SET_PDEATHSIG, sigterm, 0, 0, 0)
+        if getppid() != parent:
+            kill(getpid(), sigterm)
+
+    return hook
 
 
 def _group_alive(pgid: int) -> bool:
@@ -128,6 +161,8 @@ class Launched:
     ready_s: float | None = None
     info: dict[str, Any] = field(default_factory=dict)
     log: EngineLog | None = None
+    parent_death_signal: bool = False
+    """The kernel SIGTERMs the engine if benchledger dies (``parent_death_hook``)."""
 
     def stop(self, grace: float = STOP_GRACE_S, kill_now: threading.Event | None = None) -> int | None:
         """Stop the engine's whole process group (see ``stop_group``) and let its log be written; the exit code."""
@@ -192,17 +227,19 @@ async def launch(name: str, command: str, url: str, log_dir: Path, timeout: floa
     argv = shlex.split(command)
     if not argv:
         raise BenchError(f"--launch {name}: empty command")
+    hook = parent_death_hook()
     read_fd, write_fd = os.pipe()
     try:  # Popen starts the engine and returns at once; its own session = its own process group
         proc = subprocess.Popen(argv, stdout=write_fd, stderr=subprocess.STDOUT, env=os.environ.copy(),  # noqa: ASYNC220
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=hook)
     except OSError as exc:
         os.close(read_fd)
         raise BenchError(f"--launch {name}: cannot start {argv[0]!r}: {exc}") from exc
     finally:
         os.close(write_fd)
     log = EngineLog(read_fd, log_path, [*secrets, *launch_secrets(argv)])
-    launched = Launched(name=name, command=command, url=url, process=proc, log_path=log_path, log=log)
+    launched = Launched(name=name, command=command, url=url, process=proc, log_path=log_path, log=log,
+                        parent_death_signal=hook is not None)
     try:
         launched.ready_s = await wait_healthy(url, timeout, proc, http)
     except BenchError:
@@ -216,4 +253,5 @@ async def launch(name: str, command: str, url: str, log_dir: Path, timeout: floa
     return launched
 
 
-__all__ = ["STOP_GRACE_S", "EngineLog", "Launched", "engine_info", "launch", "stop_group", "wait_healthy"]
+__all__ = ["STOP_GRACE_S", "EngineLog", "Launched", "engine_info", "launch", "parent_death_hook", "stop_group",
+           "wait_healthy"]
