@@ -102,11 +102,12 @@ def code_digest() -> str:
 
 
 def open_index(ledger_dir: Path | str | None = None, *, cache: bool = True, rebuild: bool = False,
-               clock: Callable[[], int] = time.time_ns) -> Index:
+               clock: Callable[[], int] = time.time_ns, jobs: int | None = None) -> Index:
     """The index of a ledger: from its cache when current, else refreshed (``rebuild``: from scratch).
 
     ``cache=False`` builds a fresh index in memory and leaves the cache alone. ``clock`` (ns since the epoch)
-    dates the scan: a file changed within ``scan.RACY_NS`` of it is hashed again next time.
+    dates the scan: a file changed within ``scan.RACY_NS`` of it is hashed again next time. A rebuild runs in
+    ``jobs`` worker processes (None: ``workers.default_jobs()``).
     """
     root = resolve_ledger_dir(ledger_dir).resolve()
     if not cache:
@@ -129,12 +130,14 @@ def open_index(ledger_dir: Path | str | None = None, *, cache: bool = True, rebu
                 return Index(con, root, "current", int(meta["records_checked"]))
         con.close()
     from benchledger.catalog.refresh import refresh
+    from benchledger.catalog.workers import default_jobs
     from benchledger.ledger.paths import require_ledger_layout
 
     require_ledger_layout(root)  # (a current cache was built from a ledger: that path needs no check)
 
     try:
-        status, db = refresh(root, cache_dir(root), db if state is not None else None, state, files, started, code)
+        status, db = refresh(root, cache_dir(root), db if state is not None else None, state, files, started, code,
+                             default_jobs() if jobs is None else jobs)
     except OSError as exc:  # e.g. a read-only ledger folder: answer without keeping a cache
         return _uncached(root, f"built without cache ({CACHE_DIR}/ not writable: {exc.strerror or exc})")
     con, meta = _open_meta(db, root, code)

@@ -17,6 +17,7 @@ import fcntl
 import json
 import os
 import shutil
+import tempfile
 import uuid
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
@@ -31,6 +32,8 @@ from benchledger.audit.report import AuditReport
 from benchledger.catalog import checking
 from benchledger.catalog.build import create_catalog_views
 from benchledger.catalog.cache import CACHE_DIR, CACHE_FORMAT, DB_NAME, META_KEYS, POINTER, CachedState
+from benchledger.catalog.cold import cold_build
+from benchledger.catalog.entries import Entry, load_entry
 from benchledger.catalog.scan import (
     FileStat,
     file_digest,
@@ -43,10 +46,8 @@ from benchledger.catalog.tables import (
     EFFICIENCY_COLUMNS,
     FINDING_COLUMNS,
     benchmark_efficiency,
-    efficiency_rows,
 )
-from benchledger.errors import RecordError
-from benchledger.ledger.index import RECORD_KEYS, TABLES, Columns, create_table, insert_rows
+from benchledger.ledger.index import RECORD_KEYS, TABLES, Columns, create_table, insert_files, insert_rows
 from benchledger.ledger.io import load_record_bytes
 from benchledger.ledger.paths import FOLDER_KINDS
 from benchledger.ledger.rows import Row
@@ -69,22 +70,6 @@ FACT_COLUMNS: Columns = {"check_name": "VARCHAR", "facts": "VARCHAR"}
 META_COLUMNS: Columns = {"key": "VARCHAR", "value": "VARCHAR"}
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One record file as the cache knows it: its stat and hash, and the record id or the load error."""
-
-    stat: FileStat
-    record_id: str | None = None
-    kind: str | None = None
-    error: tuple[int | None, str, str, str] | None = None
-    """``(line, field, message, code)`` of a file that failed to load (``RecordError``)."""
-
-    def row(self) -> Row:
-        line, field, message, code = self.error or (None, None, None, None)
-        return {**self.stat.__dict__, "record_id": self.record_id, "kind": self.kind,
-                "err_line": line, "err_field": field, "err_message": message, "err_code": code}
-
-
 class _Rebuild(Exception):
     """The change cannot be applied incrementally; rebuild."""
 
@@ -104,11 +89,11 @@ class _Inputs:
 
 
 def refresh(root: Path, folder: Path, previous: Path | None, state: CachedState | None,
-            files: dict[str, FileStat] | None, started_ns: int, code: str) -> tuple[str, Path]:
+            files: dict[str, FileStat] | None, started_ns: int, code: str, jobs: int = 1) -> tuple[str, Path]:
     """Write an up-to-date index into the cache ``folder`` and point the cache at it.
 
     ``previous`` is the current database (it holds ``state``). Returns what was done ('updated …' or
-    'rebuilt …') and the new database.
+    'rebuilt …') and the new database. A rebuild runs in ``jobs`` worker processes where it can (``cold.py``).
     """
     folder.mkdir(exist_ok=True)
     _ignore_in_git(folder)
@@ -120,7 +105,7 @@ def refresh(root: Path, folder: Path, previous: Path | None, state: CachedState 
         if state is not None and previous is not None:
             with contextlib.suppress(_Rebuild):
                 return _write(folder, previous, lambda db: _update(root, db, previous, state, files, inputs, code))
-        return _write(folder, previous, lambda db: _rebuild(root, db, files, inputs, code))
+        return _write(folder, previous, lambda db: _rebuild(root, db, files, inputs, code, jobs))
 
 
 def _write(folder: Path, previous: Path | None, fill: Callable[[Path], str]) -> tuple[str, Path]:
@@ -154,29 +139,31 @@ def _remove_database(db: Path) -> None:
         path.unlink(missing_ok=True)
 
 
-def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs, code: str) -> str:
-    ledger = Ledger(root=root)
-    entries = {rel: _load(root, rel, stat, ledger) for rel, stat in files.items()}
-    ledger.errors.extend(misplaced_file_errors(root))
-    results = checking.run_checks(ledger)
-    report = checking.finish(root, [*_flatten(results.local), *results.runs, *results.other],
-                             len(ledger) + len(ledger.errors))
-    con = duckdb.connect(str(tmp))
-    try:
-        for name, (columns, producer) in TABLES.items():
-            _fill(con, name, columns, producer(ledger))
-        _fill(con, "t_efficiency", EFFICIENCY_COLUMNS, efficiency_rows(ledger))
-        _fill(con, "t_findings", FINDING_COLUMNS, (f.as_row() for f in report.findings))
-        create_catalog_views(con)
-        _fill(con, "_cache_files", FILE_COLUMNS, (e.row() for e in entries.values()))
-        _fill(con, "_cache_findings", LOCAL_COLUMNS, _local_rows(results.local))
-        _fill(con, "_cache_run_findings", LOCAL_COLUMNS, _local_rows(_by_record(results.runs)))
-        _fill(con, "_cache_facts", FACT_COLUMNS, _fact_rows(results.facts))
-        _fill(con, "_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs, entries))
-        con.execute("CHECKPOINT")
-    finally:
-        con.close()
-    return f"rebuilt from {len(entries)} files"
+def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs, code: str, jobs: int) -> str:
+    with tempfile.TemporaryDirectory(prefix="benchledger-rows-") as workdir:
+        built = cold_build(root, files, Path(workdir), jobs)
+        results = built.results
+        report = checking.finish(root, [*_flatten(results.local), *results.runs, *results.other],
+                                 built.records_checked)
+        con = duckdb.connect(str(tmp))
+        try:
+            for name, (columns, _) in TABLES.items():
+                create_table(con, name, columns)
+                insert_files(con, name, columns, built.tables[name])
+            create_table(con, "t_efficiency", EFFICIENCY_COLUMNS)
+            insert_files(con, "t_efficiency", EFFICIENCY_COLUMNS, built.tables["t_efficiency"])
+            _fill(con, "t_findings", FINDING_COLUMNS, (f.as_row() for f in report.findings))
+            create_catalog_views(con)
+            _fill(con, "_cache_files", FILE_COLUMNS, (e.row() for e in built.entries.values()))
+            _fill(con, "_cache_findings", LOCAL_COLUMNS, _local_rows(results.local))
+            _fill(con, "_cache_run_findings", LOCAL_COLUMNS, _local_rows(_by_record(results.runs)))
+            _fill(con, "_cache_facts", FACT_COLUMNS, _fact_rows(results.facts))
+            _fill(con, "_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs, built.entries))
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+    workers = f" by {built.workers} workers" if built.workers else ""
+    return f"rebuilt from {len(built.entries)} files{workers}"
 
 
 def _update(root: Path, tmp: Path, previous: Path, state: CachedState, files: dict[str, FileStat],
@@ -194,7 +181,7 @@ def _update(root: Path, tmp: Path, previous: Path, state: CachedState, files: di
         if any(rel.split("/", 1)[0] != BENCHMARK_FOLDER for rel in (*changed, *removed)):
             raise _Rebuild
         parsed = Ledger(root=root)
-        new = {rel: (_load(root, rel, stat, parsed) if rel in changed else Entry(stat, *_rest(old[rel])))
+        new = {rel: (load_entry(root, rel, stat, parsed) if rel in changed else Entry(stat, *_rest(old[rel])))
                for rel, stat in files.items()}
         if _duplicates(old.values()) or _duplicates(new.values()):
             raise _Rebuild
@@ -240,8 +227,8 @@ def _apply(con: duckdb.DuckDBPyConnection, root: Path, entries: dict[str, Entry]
     con.execute("DELETE FROM _cache_facts")
     insert_rows(con, "_cache_facts", FACT_COLUMNS, _fact_rows(facts))
     kinds = {e.record_id: e.kind for e in entries.values() if e.record_id and e.kind}
-    skeleton = Ledger(root=root, errors=[*(RecordError(root / e.stat.path, *e.error[:3], code=e.error[3]) for e in entries.values()
-                                           if e.error is not None), *misplaced_file_errors(root)])
+    errors = [error for e in entries.values() if (error := e.load_error(root)) is not None]
+    skeleton = Ledger(root=root, errors=[*errors, *misplaced_file_errors(root)])
     # cached findings no waiver names go in as they are; the rest pass through the waivers (audit.waivers)
     keys = sorted(checking.waiver_keys(root))
     waivable = ("EXISTS (SELECT 1 FROM (SELECT unnest(?::VARCHAR[]) AS code, unnest(?::VARCHAR[]) AS record) w "
@@ -273,21 +260,6 @@ def _context(root: Path, entries: dict[str, Entry]) -> Ledger:
             raise _Rebuild  # changed since the scan
         ledger.add(path, load_record_bytes(path, data))
     return ledger
-
-
-def _load(root: Path, rel: str, stat: FileStat, ledger: Ledger) -> Entry:
-    """Parse one file into ``ledger`` (its hash is that of the bytes parsed)."""
-    path = root / rel
-    data = path.read_bytes()
-    stat = FileStat(rel, sha256_bytes(data), stat.size, stat.mtime_ns, stat.ctime_ns, stat.ino,
-                    stat.racy or sha256_bytes(data) != stat.sha256)
-    try:
-        record = load_record_bytes(path, data)
-    except RecordError as exc:
-        ledger.errors.append(exc)
-        return Entry(stat, error=(exc.line, exc.field, exc.message, exc.code))
-    ledger.add(path, record)
-    return Entry(stat, record.id, record.kind)
 
 
 def _loaded(row: tuple[str | None, str | None, int | None, str | None, str | None, str | None]

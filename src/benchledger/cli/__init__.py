@@ -19,6 +19,7 @@ from benchledger.errors import BenchledgerError
 
 COMMAND_MODULES: tuple[str, ...] = ("ledger", "outcomes", "bench", "model", "site", "imports", "sweep")
 ERROR_EXIT = 2
+INTERRUPTED_EXIT = 130
 
 
 def tidy_metavars(command: Any, ctx: Any) -> None:
@@ -58,7 +59,8 @@ def tidy_metavars(command: Any, ctx: Any) -> None:
 
 
 class OneLineErrors(TyperGroup):
-    """The root group: a ``BenchledgerError`` from any command becomes ``error: …`` on stderr and exit 2.
+    """The root group: a ``BenchledgerError`` from any command becomes ``error: …`` on stderr and exit 2, Ctrl-C
+    ``interrupted`` and exit 130.
 
     It also tidies option metavars (``tidy_metavars``) of itself and of each command it resolves.
     """
@@ -81,6 +83,9 @@ class OneLineErrors(TyperGroup):
                 raise
             typer.echo("error: " + " ".join(line.strip() for line in str(exc).splitlines() if line.strip()), err=True)
             raise typer.Exit(ERROR_EXIT) from None
+        except KeyboardInterrupt:  # Ctrl-C in a command that does not handle it itself (audit, query, …)
+            typer.echo("interrupted", err=True)
+            raise typer.Exit(INTERRUPTED_EXIT) from None
 
 
 app = typer.Typer(
@@ -129,4 +134,4 @@ def main() -> None:
     app()
 
 
-__all__ = ["COMMAND_MODULES", "ERROR_EXIT", "OneLineErrors", "app", "main"]
+__all__ = ["COMMAND_MODULES", "ERROR_EXIT", "INTERRUPTED_EXIT", "OneLineErrors", "app", "main"]

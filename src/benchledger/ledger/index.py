@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -113,21 +114,43 @@ def insert_rows(con: duckdb.DuckDBPyConnection, name: str, columns: Columns, dat
 
     Keys that are not columns are ignored and missing ones are NULL (``read_json`` with ``columns``).
     """
-    lines = list(map(_ROW_ENCODER.encode, data))
-    if not lines:
-        return 0
-    largest = 4 * max(map(len, lines)) + 1  # UTF-8 takes at most 4 bytes per character
     with tempfile.TemporaryDirectory(prefix="benchledger-rows-") as tmp:
-        file = Path(tmp) / "rows.ndjson"
-        file.write_text("\n".join(lines), encoding="utf-8")
-        spec = "{" + ", ".join(f"{_literal(c)}: {_literal(_type(t))}" for c, t in columns.items()) + "}"
-        select = ", ".join(quote_identifier(c) for c in columns)
-        con.execute(
-            f"INSERT INTO {quote_identifier(name)} SELECT {select} FROM read_json(?, format='newline_delimited', "
-            f"columns={spec}, maximum_object_size=?)",
-            [str(file), max(largest, 1 << 20)],
-        )
-    return len(lines)
+        written = write_rows(Path(tmp) / "rows.ndjson", data)
+        insert_files(con, name, columns, [written])
+    return written.rows
+
+
+@dataclass(frozen=True)
+class RowsFile:
+    """Rows written by ``write_rows``: the file (absent when there are none), how many, the longest line."""
+
+    path: Path
+    rows: int
+    longest: int
+
+
+def write_rows(path: Path, data: Iterable[rows.Row]) -> RowsFile:
+    """Write rows to ``path`` as newline-delimited JSON, one document per row (nothing when there are none)."""
+    lines = list(map(_ROW_ENCODER.encode, data))
+    if lines:
+        path.write_text("\n".join(lines), encoding="utf-8")
+    return RowsFile(path, len(lines), max(map(len, lines), default=0))
+
+
+def insert_files(con: duckdb.DuckDBPyConnection, name: str, columns: Columns, files: Iterable[RowsFile]) -> int:
+    """Append the rows of these files to a table, in one ``read_json`` over them all; returns how many."""
+    chosen = [f for f in files if f.rows]
+    if not chosen:
+        return 0
+    largest = 4 * max(f.longest for f in chosen) + 1  # UTF-8 takes at most 4 bytes per character
+    spec = "{" + ", ".join(f"{_literal(c)}: {_literal(_type(t))}" for c, t in columns.items()) + "}"
+    select = ", ".join(quote_identifier(c) for c in columns)
+    con.execute(
+        f"INSERT INTO {quote_identifier(name)} SELECT {select} FROM read_json(?::VARCHAR[], "
+        f"format='newline_delimited', columns={spec}, maximum_object_size=?)",
+        [[str(f.path) for f in chosen], max(largest, 1 << 20)],
+    )
+    return sum(f.rows for f in chosen)
 
 
 def view_sql(package: str) -> list[str]:
@@ -163,14 +186,17 @@ __all__ = [
     "RECORD_KEYS",
     "TABLES",
     "Columns",
+    "RowsFile",
     "TableSpec",
     "build_index",
     "connect_fresh",
     "create_table",
     "create_views",
+    "insert_files",
     "insert_rows",
     "public_views",
     "query",
     "quote_identifier",
     "view_sql",
+    "write_rows",
 ]

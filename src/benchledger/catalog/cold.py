@@ -1,0 +1,162 @@
+"""The cold build of the cached index: every record file parsed, checked and flattened into table rows.
+
+A large ledger is built side by side (``workers.py``): this process parses the records outside
+``benchmarks/`` (the context every check may read), then each worker takes an equal run of the benchmark
+files in name order, parses them and, over its records plus the context, runs the ``record`` checks, the
+``split`` checks' facts and the table producers for its records alone, writing the rows as JSON lines
+(``ledger.index.write_rows``) — what ``refresh._apply`` does for changed files. This process meanwhile does
+the same for the context records, then combines: the ``split`` findings from every record's facts, the
+``files`` findings from every file that failed to load, the ``runs`` checks. The result is what one process
+gives (``serial_build``) for any number of workers (tests/integration/test_index_cold.py). A ledger where
+that would not hold — an id used twice, a record outside its kind's folder, a check without ``SCOPE``, a
+table without a record key — is built in one process, and so is a small one (``MIN_PARALLEL_FILES``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchledger.audit.context import AuditContext
+from benchledger.audit.finding import Finding
+from benchledger.catalog import checking
+from benchledger.catalog.entries import Entry, load_entry
+from benchledger.catalog.scan import FileStat
+from benchledger.catalog.tables import benchmark_efficiency, efficiency_rows
+from benchledger.catalog.workers import ForkedCalls
+from benchledger.ledger.index import RECORD_KEYS, TABLES, RowsFile, write_rows
+from benchledger.ledger.rows import Row
+from benchledger.ledger.store import Ledger, misplaced_file_errors
+from benchledger.perfmodel.ceiling import CeilingInputs
+from benchledger.schema import KIND_FOLDERS, Benchmark
+
+BENCHMARK_FOLDER = KIND_FOLDERS["benchmark"]
+EFFICIENCY_TABLE = "t_efficiency"
+MIN_PARALLEL_FILES = 1000
+"""Fewer benchmark files than this are built in one process (workers would cost more than they save); a
+worker takes at least half as many."""
+
+
+@dataclass
+class ColdBuild:
+    """Everything the index is filled from: the file entries, the findings before waivers, the rows."""
+
+    entries: dict[str, Entry]
+    results: checking.CheckResults
+    records_checked: int
+    tables: dict[str, list[RowsFile]] = field(default_factory=dict)
+    """Table name (each of ``TABLES`` and ``t_efficiency``) → its rows, in files to load in this order."""
+    workers: int = 0
+    """How many worker processes built it (0: this process alone)."""
+
+
+def cold_build(root: Path, files: dict[str, FileStat], workdir: Path, jobs: int, *,
+               min_parallel: int = MIN_PARALLEL_FILES) -> ColdBuild:
+    """Build from every file: in up to ``jobs`` worker processes when the ledger allows it, else in this one."""
+    benchmarks = [(rel, stat) for rel, stat in files.items() if _folder(rel) == BENCHMARK_FOLDER]
+    workers = min(jobs, len(benchmarks) // max(1, min_parallel // 2)) if len(benchmarks) >= min_parallel else 0
+    if workers >= 2 and _splittable():
+        built = _parallel_build(root, files, benchmarks, workdir, workers)
+        if built is not None:
+            return built
+    return serial_build(root, files, workdir)
+
+
+def serial_build(root: Path, files: dict[str, FileStat], workdir: Path) -> ColdBuild:
+    """Build from every file in this process: the whole ledger loaded, ``checking.run_checks`` over it."""
+    ledger = Ledger(root=root)
+    entries = {rel: load_entry(root, rel, stat, ledger) for rel, stat in files.items()}
+    ledger.errors.extend(misplaced_file_errors(root))
+    results = checking.run_checks(ledger)
+    tables = {name: [write_rows(workdir / f"all-{name}.ndjson", producer(ledger))]
+              for name, (_, producer) in TABLES.items()}
+    tables[EFFICIENCY_TABLE] = [write_rows(workdir / f"all-{EFFICIENCY_TABLE}.ndjson", efficiency_rows(ledger))]
+    return ColdBuild(entries, results, len(ledger) + len(ledger.errors), tables)
+
+
+@dataclass
+class _Part:
+    """What one process built for its files (plain data: it is sent back from a worker)."""
+
+    entries: list[Entry]
+    local: dict[str, list[Finding]]
+    facts: dict[str, dict[str, Any]]
+    tables: dict[str, RowsFile]
+
+
+def _splittable() -> bool:
+    """Whether every check and table is per record (else the whole ledger is needed in one process)."""
+    return not checking.checks_of("ledger") and not set(TABLES) - set(RECORD_KEYS) - {"t_metrics"}
+
+
+def _parallel_build(root: Path, files: dict[str, FileStat], benchmarks: list[tuple[str, FileStat]],
+                    workdir: Path, workers: int) -> ColdBuild | None:
+    chosen = {rel for rel, _ in benchmarks}
+    context = Ledger(root=root)
+    context_entries = [load_entry(root, rel, stat, context) for rel, stat in files.items() if rel not in chosen]
+    size = -(-len(benchmarks) // workers)
+    runs = [benchmarks[i:i + size] for i in range(0, len(benchmarks), size)]
+    calls: list[Callable[[], _Part]] = [functools.partial(_chunk_part, root, context, run, workdir, f"part{i}")
+                                        for i, run in enumerate(runs)]
+    with ForkedCalls(calls) as forked:
+        own = _context_part(root, context, context_entries, workdir)
+        parts = [own, *forked.results()]
+    entries_by_path = {e.stat.path: e for part in parts for e in part.entries}
+    entries = {rel: entries_by_path[rel] for rel in files}
+    ids = [e.record_id for e in entries.values() if e.record_id]
+    if len(ids) != len(set(ids)) or any(_misplaced(e) for e in entries.values()):
+        return None  # the whole ledger decides which file of an id wins, and what a misplaced record changes
+    results = checking.CheckResults()
+    for part in parts:
+        results.local.update(part.local)
+        for name, by_record in part.facts.items():
+            results.facts.setdefault(name, {}).update(by_record)
+    kinds = {e.record_id: e.kind for e in entries.values() if e.record_id and e.kind}
+    errors = [error for e in entries.values() if (error := e.load_error(root)) is not None]
+    skeleton = Ledger(root=root, errors=[*errors, *misplaced_file_errors(root)])
+    results.runs = [f for _, check in checking.checks_of("runs") for f in check(AuditContext(context))]
+    results.other = [*checking.split_findings(results.facts, kinds), *checking.file_findings(skeleton)]
+    tables = {name: [part.tables[name] for part in parts if name in part.tables]
+              for name in (*TABLES, EFFICIENCY_TABLE)}
+    return ColdBuild(entries, results, len(kinds) + len(skeleton.errors), tables, len(runs))
+
+
+def _context_part(root: Path, context: Ledger, entries: list[Entry], workdir: Path) -> _Part:
+    """The records outside ``benchmarks/``: their findings, facts and rows, and the tables not per record."""
+    producers = {name: producer for name, (_, producer) in TABLES.items()}
+    return _part(context, context, entries, producers, workdir, "context")
+
+
+def _chunk_part(root: Path, context: Ledger, files: list[tuple[str, FileStat]], workdir: Path, tag: str) -> _Part:
+    """One run of benchmark files, checked together with the context records (in a worker)."""
+    parsed = Ledger(root=root)
+    entries = [load_entry(root, rel, stat, parsed) for rel, stat in files]
+    whole = Ledger(root=root, records=dict(context.records), paths=dict(context.paths))
+    for record_id, record in parsed.records.items():
+        whole.add(parsed.paths[record_id], record)
+    producers = {name: producer for name, (_, producer) in TABLES.items() if name in RECORD_KEYS}
+    return _part(parsed, whole, entries, producers, workdir, tag)
+
+
+def _part(own: Ledger, whole: Ledger, entries: list[Entry],
+          producers: dict[str, Callable[[Ledger], Iterable[Row]]], workdir: Path, tag: str) -> _Part:
+    """Findings, facts and rows of the records of ``own``, checked as part of ``whole``."""
+    ids = set(own.records)
+    tables = {name: write_rows(workdir / f"{tag}-{name}.ndjson", producer(own)) for name, producer in producers.items()}
+    rows = benchmark_efficiency(own.typed("benchmark", Benchmark), CeilingInputs(whole))
+    tables[EFFICIENCY_TABLE] = write_rows(workdir / f"{tag}-{EFFICIENCY_TABLE}.ndjson", rows)
+    return _Part(entries, checking.record_findings(whole, ids), checking.record_facts(whole, ids), tables)
+
+
+def _folder(rel: str) -> str:
+    return rel.split("/", 1)[0]
+
+
+def _misplaced(entry: Entry) -> bool:
+    return entry.kind is not None and KIND_FOLDERS.get(entry.kind) != _folder(entry.stat.path)
+
+
+__all__ = ["MIN_PARALLEL_FILES", "ColdBuild", "cold_build", "serial_build"]

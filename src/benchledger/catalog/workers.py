@@ -1,0 +1,172 @@
+"""Calls run side by side in forked worker processes, for the cold build of the index (``cold.py``).
+
+Each call runs in its own child, forked from this process (so it reads this process's objects without
+copying them through a pipe) and sends back one plain, picklable result. ``ForkedCalls`` is a context
+manager: on leaving it — normally, on an exception, on Ctrl-C — every child still running is terminated
+and reaped, so none outlives the command; one whose parent is killed is ended by the kernel. The children
+ignore SIGINT (a terminal's Ctrl-C reaches the whole process group): the parent alone decides, and ends
+them. A child that raises sends its exception back and the parent raises it; one that dies without a
+result is a ``LedgerError`` naming its exit status. Forking is used only where it is safe and cheap
+(Linux); ``fork_available`` says whether it is.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import signal
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from types import TracebackType
+from typing import Any
+
+from benchledger.errors import LedgerError
+
+JOBS_ENV = "BENCHLEDGER_JOBS"
+TERMINATE_GRACE_S = 5.0
+"""How long a terminated child may take to exit before it is killed."""
+
+
+def fork_available() -> bool:
+    return sys.platform == "linux" and "fork" in multiprocessing.get_all_start_methods()
+
+
+def default_jobs() -> int:
+    """``$BENCHLEDGER_JOBS`` when set (a whole number ≥ 1), else the CPUs this process may run on; 1 where
+    workers cannot be forked."""
+    text = os.environ.get(JOBS_ENV, "").strip()
+    if text:
+        try:
+            jobs = int(text)
+        except ValueError:
+            jobs = 0
+        if jobs < 1:
+            raise LedgerError(f"{JOBS_ENV}={text!r}: expected a whole number of worker processes, 1 or more")
+        return jobs if fork_available() else 1
+    if not fork_available():
+        return 1
+    return len(os.sched_getaffinity(0)) or 1
+
+
+class RemoteTraceback(Exception):
+    """The traceback of an exception raised in a worker (the cause of the exception re-raised here)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class ForkedCalls:
+    """Run each call in a forked child; ``results()`` waits for all of them, in the calls' order."""
+
+    def __init__(self, calls: Sequence[Callable[[], Any]]) -> None:
+        self._calls = list(calls)
+        self._children: list[tuple[BaseProcess, Connection]] = []
+
+    def __enter__(self) -> ForkedCalls:
+        context = multiprocessing.get_context("fork")
+        try:
+            for call in self._calls:
+                self._start(context, call)
+        except BaseException:
+            self._end_all()
+            raise
+        return self
+
+    def _start(self, context: Any, call: Callable[[], Any]) -> None:
+        """Fork one child; Ctrl-C is held off until it is listed, so that every child started is ended."""
+        receiver, sender = context.Pipe(duplex=False)
+        child = context.Process(target=_run_child, args=(call, sender, os.getpid()), daemon=True)
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            child.start()
+            self._children.append((child, receiver))
+        except BaseException:
+            receiver.close()
+            raise
+        finally:
+            sender.close()
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C held off is raised here
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._end_all()
+
+    @property
+    def pids(self) -> list[int]:
+        return [child.pid for child, _ in self._children if child.pid is not None]
+
+    def results(self) -> list[Any]:
+        """Every call's result in order; the first failure (an exception, a child that died) is raised."""
+        results: list[Any] = [None] * len(self._children)
+        pending = {receiver: i for i, (_, receiver) in enumerate(self._children)}
+        while pending:
+            for receiver in wait(list(pending)):
+                i = pending.pop(receiver)  # type: ignore[call-overload]
+                results[i] = self._receive(i)
+        return results
+
+    def _receive(self, i: int) -> Any:
+        child, receiver = self._children[i]
+        try:
+            ok, value = receiver.recv()
+        except EOFError:
+            child.join()
+            raise LedgerError(f"an index worker process (pid {child.pid}) exited with status {child.exitcode} "
+                              f"before it finished; {JOBS_ENV}=1 builds the index in one process") from None
+        finally:
+            receiver.close()
+        if ok:
+            return value
+        error, text = value
+        raise error from RemoteTraceback(text)
+
+    def _end_all(self) -> None:
+        for child, _ in self._children:
+            if child.is_alive():
+                child.terminate()
+        for child, receiver in self._children:
+            child.join(TERMINATE_GRACE_S)
+            if child.is_alive():
+                child.kill()
+                child.join()
+            receiver.close()
+            child.close()
+        self._children.clear()
+
+
+def _run_child(call: Callable[[], Any], sender: Connection, parent: int) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends its children
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    _end_with_parent(parent)
+    try:
+        message: tuple[bool, Any] = (True, call())
+    except BaseException as exc:  # sent back whole: the parent raises it
+        message = (False, (exc, traceback.format_exc()))
+    try:
+        sender.send(message)
+    except Exception as exc:  # the result or the exception does not pickle
+        sender.send((False, (RuntimeError(f"an index worker's result could not be sent back: {exc}"),
+                             traceback.format_exc())))
+    finally:
+        sender.close()
+
+
+def _end_with_parent(parent: int) -> None:
+    """Have the kernel end this child when its parent dies, however it dies (Linux ``PR_SET_PDEATHSIG``)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the request was made
+        os._exit(1)
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+__all__ = ["JOBS_ENV", "ForkedCalls", "RemoteTraceback", "default_jobs", "fork_available"]

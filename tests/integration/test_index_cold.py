@@ -1,0 +1,182 @@
+"""The cold build in worker processes (``catalog/cold.py``, ``catalog/workers.py``) gives exactly what one
+process gives, for any number of workers and after any edits (bad files included); a failing or dying worker
+is reported, never waited for; Ctrl-C during a parallel build ends the command and every worker at once."""
+
+from __future__ import annotations
+
+import copy
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from test_index_cache import STEPS, apply, make_ledger
+
+from benchledger.audit.finding import Finding
+from benchledger.catalog import checking
+from benchledger.catalog.cold import ColdBuild, cold_build, serial_build
+from benchledger.catalog.scan import scan_files
+from benchledger.catalog.workers import ForkedCalls, RemoteTraceback
+from benchledger.errors import LedgerError
+from benchledger.ledger import dump_record
+from benchledger.ledger.paths import FOLDER_KINDS
+from benchledger.schema import RECORD_ADAPTER
+
+from ledger_builder import benchmark
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="worker processes are forked on Linux only")
+
+
+def built_by(root: Path, scratch: Path, jobs: int) -> tuple[ColdBuild, dict[str, Any]]:
+    """A cold build with ``jobs`` workers (no size threshold), and everything it holds as comparable data."""
+    workdir = scratch / f"jobs-{jobs}"
+    workdir.mkdir(parents=True)
+    files = scan_files(root, sorted(FOLDER_KINDS), {}, time.time_ns())
+    built = cold_build(root, files, workdir, jobs, min_parallel=1) if jobs > 1 else serial_build(root, files, workdir)
+    results = built.results
+    report = checking.finish(root, [*(f for fs in results.local.values() for f in fs), *results.runs,
+                                    *results.other], built.records_checked)
+    rows = {name: sorted(line for f in files_ if f.rows for line in f.path.read_text(encoding="utf-8").split("\n"))
+            for name, files_ in built.tables.items()}
+    return built, {
+        "report": report.to_dict(), "rows": rows, "entries": list(built.entries.items()),
+        "local": {record: sorted(fs, key=Finding.sort_key) for record, fs in results.local.items() if fs},
+        "facts": results.facts, "runs": sorted(results.runs, key=Finding.sort_key),
+    }
+
+
+def add_benchmarks(root: Path, count: int) -> None:
+    template = RECORD_ADAPTER.validate_python(benchmark("synthetic"))
+    for i in range(count):
+        record = copy.deepcopy(template)
+        record.id = f"synthetic-{i:05d}"
+        record.workload.concurrency = i + 1  # type: ignore[union-attr]
+        (root / "benchmarks" / f"{record.id}.md").write_text(dump_record(record), encoding="utf-8")
+
+
+def test_workers_build_exactly_what_one_process_builds(tmp_path: Path) -> None:
+    root = make_ledger(tmp_path / "ledger")
+    add_benchmarks(root, 7)
+    for op, target, other in [("duplicate", "new-one", "new-two"), ("contest", "phys-a", "test-bench"),
+                              ("break", "phys-b", ""), ("run-secret", "r1", "")]:
+        apply(root, op, target, other, 3.0)
+    (root / "benchmarks" / "crlf.md").write_bytes(b"---\r\nid: crlf\r\n---\r\n")
+    (root / "benchmarks" / "latin1.md").write_bytes("---\nid: caf\xe9\n---\n".encode("latin-1"))
+    (root / "benchmarks" / "deeper").mkdir()
+    (root / "benchmarks" / "deeper" / "x.md").write_text("---\nid: x\n---\n", encoding="utf-8")
+    one = built_by(root, tmp_path / "s", 1)[1]
+    codes = {f["code"] for f in one["report"]["findings"]}
+    assert {"duplicates.same-measurement", "contested.not-reciprocal", "schema.invalid", "files.encoding",
+            "files.in-subfolder", "secrets.suspected"} <= codes
+    for jobs in (2, 3):
+        built, data = built_by(root, tmp_path / "s", jobs)
+        assert built.workers == jobs  # the files really were split among workers
+        assert data == one
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=STEPS)
+def test_workers_equal_one_process_after_any_edits(tmp_path_factory: pytest.TempPathFactory,
+                                                  steps: list[tuple[str, str, str, float]]) -> None:
+    base = tmp_path_factory.mktemp("cold")
+    root = make_ledger(base / "ledger")
+    add_benchmarks(root, 3)
+    for i, (op, target, other, value) in enumerate(steps):
+        apply(root, op, target, other, value)
+        assert built_by(root, base / f"s{i}", 3)[1] == built_by(root, base / f"s{i}", 1)[1]
+
+
+def test_an_id_used_twice_is_built_in_one_process(tmp_path: Path) -> None:
+    root = make_ledger(tmp_path / "ledger")
+    add_benchmarks(root, 4)
+    apply(root, "same-id-elsewhere", "synthetic-00003", "", 1.0)  # a model with a benchmark's id
+    built, data = built_by(root, tmp_path / "s", 2)
+    assert built.workers == 0
+    assert data == built_by(root, tmp_path / "s", 1)[1]
+    assert "identity.duplicate-id" in {f["code"] for f in data["report"]["findings"]}
+
+
+def _fails() -> None:
+    raise ValueError("a check that breaks")
+
+
+def _dies() -> None:
+    os._exit(3)
+
+
+def test_a_worker_that_raises_or_dies_is_reported() -> None:
+    with pytest.raises(ValueError, match="a check that breaks") as raised, ForkedCalls([lambda: 1, _fails]) as calls:
+        calls.results()
+    assert isinstance(raised.value.__cause__, RemoteTraceback)
+    assert "_fails" in str(raised.value.__cause__)
+    with pytest.raises(LedgerError, match="exited with status 3"), ForkedCalls([_dies]) as calls:
+        calls.results()
+
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+def _start_and_wait_for_workers(command: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], list[int]]:
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 600
+    while len(workers := _children(proc.pid)) < 2:  # the event: both workers have started
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            proc.communicate(timeout=30)
+            raise AssertionError("the workers never started")
+        time.sleep(0.01)
+    return proc, workers
+
+
+def test_ctrl_c_during_a_parallel_build_ends_it_and_every_worker(tmp_path: Path) -> None:
+    root = make_ledger(tmp_path / "ledger")
+    add_benchmarks(root, 1200)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "BENCHLEDGER_JOBS": "2", "TMPDIR": str(scratch)}
+    command = [sys.executable, "-m", "benchledger", "audit", "--summary", "--ledger", str(root)]
+    start = time.perf_counter()
+    full = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600, check=False)
+    full_s = time.perf_counter() - start
+    assert full.returncode in (0, 1) and full.stdout.startswith("1212 records:"), full.stderr
+    cache = root / ".benchledger-cache"
+    for path in cache.iterdir():
+        path.unlink()
+    proc, workers = _start_and_wait_for_workers(command, env)
+    try:
+        signalled = time.perf_counter()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=600)
+        after_s = time.perf_counter() - signalled
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert after_s < full_s / 2, f"{after_s:.1f} s after Ctrl-C; a whole build took {full_s:.1f} s"
+    assert not [pid for pid in workers if _alive(pid)]
+    assert not list(cache.glob("index-*")) and not list(scratch.iterdir())
+    # killed outright, it cannot end them itself: the kernel does
+    proc, workers = _start_and_wait_for_workers(command, env)
+    proc.kill()
+    proc.communicate(timeout=30)
+    killed = time.perf_counter()
+    while alive := [pid for pid in workers if _alive(pid)]:
+        assert time.perf_counter() - killed < full_s, f"workers {alive} outlived their killed parent"
+        time.sleep(0.01)
