@@ -18,11 +18,14 @@ monotonic on Linux), when it read each request and wrote each chunk — that log
   worst chunk); small means the server kept up and the truth is a clean schedule.
 - lag p99: our harness's event-loop lag (summary ``client_overhead``).
 
+``ours`` runs on the event loop a plain ``benchledger bench`` uses (``bench.eventloop.default_event_loop``:
+uvloop where installed); ``ours-asyncio`` and ``ours-uvloop`` name the loop.
+
 Budget (issue 3): |median TTFT / TPOT error| < 1 ms up to 256 streams on one core, and no worse than vLLM's
 client design at any concurrency.
 
     python benchmarks/client_overhead.py [--levels 1,16,64,256,512] [--tokens 32] [--step 0.02]
-        [--clients ours,vllm[,ours-uvloop]] [--json out.json]
+        [--clients ours,vllm[,ours-asyncio][,ours-uvloop]] [--json out.json]
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 CLIENT_CPU, SERVER_CPU = 0, 1
 CLIENTS = ("ours", "vllm")
-OPTIONAL_CLIENTS = ("ours-uvloop",)  # our harness on uvloop's event loop (``--clients ours,ours-uvloop,vllm``)
+OPTIONAL_CLIENTS = ("ours-asyncio", "ours-uvloop")  # our harness on a named event loop
 
 
 def _pin(cpu: int) -> bool:
@@ -61,6 +64,13 @@ def _workload(n: int, tokens: int) -> tuple[Any, list[Any]]:
     return RequestSpec(output_tokens=tokens), prompts
 
 
+def client_loop(client: str) -> str:
+    """The event loop an ``ours*`` client runs on."""
+    from benchledger.bench.eventloop import default_event_loop
+
+    return {"ours-asyncio": "asyncio", "ours-uvloop": "uvloop"}.get(client) or default_event_loop()
+
+
 def worker_ours(url: str, level: int, n: int, warmup: int, tokens: int, tmp: Path,
                 loop: str = "asyncio") -> dict[str, Any]:
     """Our harness (``Runner``, exactly as ``benchledger bench`` drives it), one arm, one load point."""
@@ -75,13 +85,14 @@ def worker_ours(url: str, level: int, n: int, warmup: int, tokens: int, tmp: Pat
 
     request, prompts = _workload(n + warmup, tokens)
     cfg = RunConfig(arms=[ArmSpec("base", url)], request=request, points=[LoadPoint(concurrency=level)],
-                    prompts=prompts, num_prompts=n, out=tmp, warmup=warmup, timeout=120.0, round_size=n)
+                    prompts=prompts, num_prompts=n, out=tmp, warmup=warmup, timeout=120.0, round_size=n,
+                    event_loop="uvloop" if loop == "uvloop" else "asyncio")
     # As a real run does before its first load point (bench/session.py ``_setup``): ask the engine's version,
     # which also loads the auxiliary HTTP client (httpx + httpcore) that the run's scrapes then use.
     eventloop.run(engine_info(url, cfg.aux()))
     runner = Runner(cfg)
     cpu0 = time.process_time()
-    result = eventloop.run(runner.run(), "uvloop" if loop == "uvloop" else "asyncio")[0]
+    result = eventloop.run(runner.run(), cfg.event_loop)[0]
     cpu = time.process_time() - cpu0
     recs = read_requests(tmp / "base")
     measured = [r for r in recs if r["phase"] == "measured" and r["ok"]]
@@ -171,14 +182,14 @@ def _f(value: Any, width: int, digits: int = 3) -> str:
 
 
 def print_table(rows: list[tuple[int, dict[str, dict[str, Any]]]], clients: list[str]) -> None:
-    head = (f"{'streams':>7} {'client':>6} {'ok':>5} {'recv med':>9} {'recv p99':>9} {'send med':>9} "
+    head = (f"{'streams':>7} {'client':>12} {'ok':>5} {'recv med':>9} {'recv p99':>9} {'send med':>9} "
             f"{'send p99':>9} {'TTFT err':>9} {'TPOT err':>9} {'CPU s/1k':>9} {'srv late':>9} {'lag p99':>8}")
     print("all times ms; recv/send/errors vs the server's log; srv late = fake server behind schedule (p99)")
     print(head)
     for level, res in rows:
         for client in clients:
             m = res[client]
-            print(f"{level:>7} {client:>6} {m['ok']:>5} {_f(m['recv_ms_median'], 9)} {_f(m['recv_ms_p99'], 9)} "
+            print(f"{level:>7} {client:>12} {m['ok']:>5} {_f(m['recv_ms_median'], 9)} {_f(m['recv_ms_p99'], 9)} "
                   f"{_f(m['send_ms_median'], 9)} {_f(m['send_ms_p99'], 9)} {_f(m['ttft_err_ms'], 9)} "
                   f"{_f(m['tpot_err_ms'], 9)} {_f(m['cpu_s_per_1k_tokens'], 9, 4)} "
                   f"{_f(m['server_late_ms_p99'], 9)} {_f(m['loop_lag_ms_p99'], 8, 2)}")
@@ -193,10 +204,15 @@ def print_table(rows: list[tuple[int, dict[str, dict[str, Any]]]], clients: list
         verdict = ("ok" if under and no_worse else
                    "OVER BUDGET" if not under else "worse than vLLM design")
         print(f"{level:>7} {ratios[0]:>9.2f} {ratios[1]:>9.2f} {cpu:>7.2f}  {verdict}")
-    if "ours-uvloop" in clients:
-        print("\nours on uvloop / ours on asyncio (CPU per 1k tokens; |median TTFT error|)")
+    by_loop: dict[str, str] = {}
+    for client in clients:
+        if client.startswith("ours"):
+            by_loop.setdefault(client_loop(client), client)
+    if {"asyncio", "uvloop"} <= set(by_loop):
+        print(f"\nours on uvloop ({by_loop['uvloop']}) / ours on asyncio ({by_loop['asyncio']}) "
+              "(CPU per 1k tokens; |median TTFT error|)")
         for level, res in rows:
-            a, u = res["ours"], res["ours-uvloop"]
+            a, u = res[by_loop["asyncio"]], res[by_loop["uvloop"]]
             print(f"{level:>7} CPU {u['cpu_s_per_1k_tokens'] / a['cpu_s_per_1k_tokens']:>5.2f}  "
                   f"TTFT err {abs(u['ttft_err_ms']) / max(abs(a['ttft_err_ms']), 1e-9):>5.2f}")
 
@@ -226,8 +242,8 @@ def main() -> None:
             if args.worker == "vllm":
                 out = worker_vllm(args.url, args.level, args.n, args.warmup, args.tokens, tmp)
             else:
-                loop = "uvloop" if args.worker == "ours-uvloop" else "asyncio"
-                out = worker_ours(args.url, args.level, args.n, args.warmup, args.tokens, tmp, loop)
+                out = worker_ours(args.url, args.level, args.n, args.warmup, args.tokens, tmp,
+                                  client_loop(args.worker))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         args.worker_out.write_text(json.dumps(out))
@@ -246,6 +262,7 @@ def main() -> None:
             print(f"  measured {level} streams", file=sys.stderr, flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    print(f"ours runs on {client_loop('ours')} (the default event loop)")
     print_table(rows, clients)
     if args.json:
         args.json.write_text(json.dumps([{"streams": lv, **res} for lv, res in rows], indent=2))

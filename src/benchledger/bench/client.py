@@ -2,14 +2,17 @@
 
 Why not a general HTTP client: the timestamp of a chunk must be taken when its bytes reach the process, not
 when a coroutine later gets scheduled, and the hot path must cost little at 500 concurrent streams on one core.
-So ``data_received`` stamps ``time.perf_counter()`` first and then feeds the bytes to an HTTP/1.1 parser
+So the protocol stamps ``time.perf_counter()`` as the bytes come in and then feeds them to an HTTP/1.1 parser
 (httptools, i.e. llhttp in C): it un-chunks the body (the only chunk decoder; trailers and the final CRLF are
 consumed, so a reused connection starts clean), skips 1xx interim responses, and rejects a malformed status
 line, ``Content-Length`` or chunk-size line — that request then fails with the parser's reason and the
 connection is closed; nothing is raised inside the protocol. Body pieces are kept with their stamps; SSE
 splitting (``RawStream.data_events``) and JSON decoding (``parse_stream``) happen after the stream has ended,
 off the hot path; an SSE event gets the stamp of the piece of bytes that completed it — the same as parsing on
-arrival. Connections are reused through a keep-alive ``ConnectionPool`` when the caller gives one (the runner
+arrival. On asyncio's own loop the protocol is a ``BufferedProtocol`` reading into one reused buffer per thread:
+asyncio's ``data_received`` path allocates a 256 KiB ``bytes`` per read and shrinks it, which costs more than
+everything else done per chunk (``benchmarks/client_overhead.py``); uvloop reads into its own buffer, so there
+the plain ``data_received`` protocol is used. Connections are reused through a keep-alive ``ConnectionPool`` when the caller gives one (the runner
 does: a connect per request costs the client and the server an accept each, time taken from timestamping at
 hundreds of streams); a pooled connection found closed before any response byte is retried once on a fresh
 one. TTFT starts when the request is written, so connect time is never part of it. Proxies and TLS follow
@@ -21,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -120,8 +124,11 @@ class _StreamProtocol(asyncio.Protocol):
         self.reusable = False
 
     # --- the hot path ---------------------------------------------------------------------------------------
-    def data_received(self, data: bytes) -> None:
+    def data_received(self, data: bytes | memoryview) -> None:
         self._now = time.perf_counter()  # stamped before any parsing
+        self._feed(data)
+
+    def _feed(self, data: bytes | memoryview) -> None:
         parser = self._parser
         if self.raw is None or parser is None:  # bytes nobody asked for on an idle connection: never reuse it
             self.dead = True
@@ -202,6 +209,40 @@ class _StreamProtocol(asyncio.Protocol):
             self._finish()
 
 
+READ_BUFFER_BYTES = 64 * 1024
+_thread_buffers = threading.local()
+
+
+def _read_buffer() -> memoryview:
+    """This thread's receive buffer: a read is fed to the parser (which copies what it keeps) before the next
+    read, and one thread runs one event loop at a time, so every connection of the loop can share it."""
+    view: memoryview | None = getattr(_thread_buffers, "view", None)
+    if view is None:
+        view = _thread_buffers.view = memoryview(bytearray(READ_BUFFER_BYTES))
+    return view
+
+
+class _BufferedStreamProtocol(_StreamProtocol, asyncio.BufferedProtocol):
+    """``_StreamProtocol`` reading into the thread's buffer (``recv_into``), for asyncio's selector loop."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._buffer = _read_buffer()
+
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self._buffer
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self._now = time.perf_counter()  # stamped before any parsing
+        self._feed(self._buffer[:nbytes])
+
+
+def _protocol_for(loop: asyncio.AbstractEventLoop) -> type[_StreamProtocol]:
+    """The buffered protocol on asyncio's selector loop (its ``data_received`` path allocates 256 KiB per read),
+    the plain one elsewhere (uvloop reads into a buffer of its own)."""
+    return _BufferedStreamProtocol if isinstance(loop, asyncio.SelectorEventLoop) else _StreamProtocol
+
+
 class ConnectionPool:
     """Idle keep-alive connections per (host, port, TLS), reused by ``stream_request`` within one event loop.
 
@@ -277,10 +318,11 @@ def _request_head(url: str, path: str, keep_alive: bool) -> tuple[str, int, bool
 
 
 async def stream_request(
-    url: str, path: str, payload: dict[str, Any], *, timeout: float, api_key: str | None = None,  # noqa: ASYNC109
-    pool: ConnectionPool | None = None,
+    url: str, path: str, payload: dict[str, Any] | bytes, *, timeout: float,  # noqa: ASYNC109
+    api_key: str | None = None, pool: ConnectionPool | None = None,
 ) -> RawStream:
-    """POST ``payload`` as JSON to ``url + path`` and collect the streamed response with arrival times.
+    """POST ``payload`` as JSON (or bytes already serialised) to ``url + path`` and collect the streamed response
+    with arrival times.
 
     Without ``pool`` every request opens its own connection (``Connection: close``). With one, an idle
     keep-alive connection is reused when there is one; if a reused connection turns out closed before any
@@ -289,7 +331,7 @@ async def stream_request(
     """
     host, port, secure, head = _request_head(url, path, pool is not None)
     key = (host, port, secure)
-    body = json.dumps(payload).encode()
+    body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     auth = f"Authorization: Bearer {api_key}\r\n".encode() if api_key else b""
     request = b"%sContent-Length: %d\r\n%s\r\n%s" % (head, len(body), auth, body)
     raw = RawStream(t_start=time.perf_counter())
@@ -302,7 +344,7 @@ async def stream_request(
                 reused = proto is not None
                 if proto is None:
                     _, proto = await loop.create_connection(
-                        _StreamProtocol, host, port, ssl=tls_context() if secure else None)
+                        _protocol_for(loop), host, port, ssl=tls_context() if secure else None)
                 assert proto.transport is not None
                 done: asyncio.Future[None] = loop.create_future()
                 proto.begin(raw, done)

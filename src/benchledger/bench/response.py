@@ -215,6 +215,7 @@ class _Stream:
         # orjson straight away when no payload has a run of 19 digits (see ``loads_chunk``): one check per stream
         direct = (bool(events) and isinstance(events[0][1], bytes)
                   and _DIGIT_RUN not in b" ".join([d for _, d in events]).translate(_DIGITS_AS_ZERO))  # type: ignore[misc]
+        times, tokens, spec_free = self.chunk_times, self.chunk_tokens, _SPEC_CONTAINERS.isdisjoint
         for t, data in events:
             if data == b"[DONE]" or (
                     (b"[DONE]" in data if isinstance(data, bytes) else "[DONE]" in data)
@@ -241,8 +242,38 @@ class _Stream:
                 msg = err.get("message", err) if isinstance(err, dict) else err
                 self.fail(f"server error in stream: {msg}")
                 continue
+            t -= origin
+            if self.response_id is None and isinstance(rid := obj.get("id"), str):
+                self.response_id = rid
+            # The common chunk, accounted here exactly as ``chunk`` would: one choice with answer text and no
+            # finish reason, usage absent or counting up, time not going back, no acceptance fields.
+            choices, usage = obj.get("choices"), obj.get("usage")
+            if type(choices) is list and len(choices) == 1 and type(c := choices[0]) is dict and (
+                    ("delta" not in c and type(text := c.get("text")) is str and text) or (
+                        c.get("text") is None and type(d := c.get("delta")) is dict
+                        and type(a := d.get("content")) is str and a
+                        and not d.get("reasoning_content") and not d.get("reasoning"))) and (
+                    not c.get("finish_reason") and (not times or t >= times[-1]) and spec_free(obj)):
+                if usage is None:
+                    self.continuous = False
+                    tokens.append(1)
+                    times.append(t)
+                    self.saw_choices = True
+                    if self.t_first_answer is None:
+                        self.t_first_answer = t
+                    continue
+                if (type(usage) is dict and type(cum := usage.get("completion_tokens")) is int
+                        and (last := self.usage_cum or 0) <= cum <= MAX_PLAUSIBLE_TOKENS):
+                    self.final_usage = usage
+                    self.usage_cum = cum
+                    tokens.append(cum - last)
+                    times.append(t)
+                    self.saw_choices = True
+                    if self.t_first_answer is None:
+                        self.t_first_answer = t
+                    continue
             try:
-                self.chunk(t - origin, obj)
+                self.chunk(t, obj)
             except BadChunk as exc:
                 self.fail(f"bad chunk: {exc}")
 

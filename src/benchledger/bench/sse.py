@@ -135,22 +135,34 @@ def simple_events(pieces: Sequence[tuple[float, bytes]]) -> list[tuple[float, by
     body = pieces[0][1] if len(pieces) == 1 else b"".join([p for _, p in pieces])
     if not body.endswith(b"\n\n") or b"\r" in body:
         return None
+    if body.startswith(b"data: "):  # the usual spelling: one split gives the payloads
+        payloads = body[6:-2].split(b"\n\ndata: ")
+        if body.count(b"\n") != 2 * len(payloads):  # another line end: several lines, an event without "data: "
+            return _loose_events(pieces, body)
+        lengths = [len(data) + 8 for data in payloads]
+    else:
+        return _loose_events(pieces, body)
+    return _stamped(pieces, payloads, lengths)
+
+
+def _loose_events(pieces: Sequence[tuple[float, bytes]], body: bytes) -> list[tuple[float, bytes]] | None:
+    """``simple_events`` for a body whose events are single ``data:`` lines, with or without the space."""
     blocks = body[:-2].split(b"\n\n")
     if body.count(b"\n") != 2 * len(blocks):  # a line end inside a block: several lines, or an extra blank line
         return None
-    seps = len(blocks) - 1  # (a "\n\n" is always a separator here)
-    if body.startswith(b"data: ") and body.count(b"\n\ndata: ") == seps:
-        payloads = [block[6:] for block in blocks]
-    elif body.startswith(b"data:") and body.count(b"\n\ndata:") == seps:
-        payloads = [block[6:] if block.startswith(b"data: ") else block[5:] for block in blocks]
-    else:
+    if not body.startswith(b"data:") or body.count(b"\n\ndata:") != len(blocks) - 1:
         return None
-    event_ends = list(accumulate([len(block) + 2 for block in blocks]))
-    piece_ends = list(accumulate([len(p) for _, p in pieces]))
-    if event_ends == piece_ends:  # one event per piece, the usual case
-        return [(t, data) for (t, _), data in zip(pieces, payloads, strict=True)]
-    # else each event gets the stamp of the piece holding its last byte
-    return [(pieces[bisect_left(piece_ends, end)][0], data) for end, data in zip(event_ends, payloads, strict=True)]
+    payloads = [block[6:] if block.startswith(b"data: ") else block[5:] for block in blocks]
+    return _stamped(pieces, payloads, [len(block) + 2 for block in blocks])
 
+
+def _stamped(pieces: Sequence[tuple[float, bytes]], payloads: list[bytes],
+             lengths: list[int]) -> list[tuple[float, bytes]]:
+    """Each payload with the stamp of the piece holding the last byte of its event (``lengths``: event sizes)."""
+    if len(pieces) == len(payloads) and all([len(p) == n for (_, p), n in zip(pieces, lengths, strict=True)]):
+        return [(t, data) for (t, _), data in zip(pieces, payloads, strict=True)]  # one event per piece, the usual
+    piece_ends = list(accumulate([len(p) for _, p in pieces]))
+    return [(pieces[bisect_left(piece_ends, end)][0], data)
+            for end, data in zip(accumulate(lengths), payloads, strict=True)]
 
 __all__ = ["SSEEvent", "SSEParser", "simple_events"]
