@@ -126,9 +126,6 @@ class _StreamProtocol(asyncio.Protocol):
     # --- the hot path ---------------------------------------------------------------------------------------
     def data_received(self, data: bytes | memoryview) -> None:
         self._now = time.perf_counter()  # stamped before any parsing
-        self._feed(data)
-
-    def _feed(self, data: bytes | memoryview) -> None:
         parser = self._parser
         if self.raw is None or parser is None:  # bytes nobody asked for on an idle connection: never reuse it
             self.dead = True
@@ -233,8 +230,7 @@ class _BufferedStreamProtocol(_StreamProtocol, asyncio.BufferedProtocol):
         return self._buffer
 
     def buffer_updated(self, nbytes: int) -> None:
-        self._now = time.perf_counter()  # stamped before any parsing
-        self._feed(self._buffer[:nbytes])
+        self.data_received(self._buffer[:nbytes])  # (which stamps the time first)
 
 
 def _protocol_for(loop: asyncio.AbstractEventLoop) -> type[_StreamProtocol]:
