@@ -16,12 +16,10 @@ def test_index_docs_fresh_and_complete() -> None:
 
 
 def test_readme_names_every_command() -> None:
-    from typer.main import get_command
-
-    from benchledger.cli import app
+    from cli_runner import command_tree
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    commands = sorted(get_command(app).commands)  # type: ignore[attr-defined]
+    commands = sorted(path.split()[0] for path in command_tree() if path)
     missing = [c for c in commands if f"benchledger {c}" not in readme]
     assert not missing, f"README does not mention: {missing}"
 
@@ -37,21 +35,10 @@ def test_readme_opens_with_the_two_commands() -> None:
 
 
 def _command_options() -> dict[str, set[str]]:
-    from typer.main import get_command
+    from cli_runner import command_tree
 
-    from benchledger.cli import app
-
-    found: dict[str, set[str]] = {}
-
-    def walk(command: object, path: str) -> None:
-        subs = getattr(command, "commands", {})
-        if not subs:
-            found[path] = {o for p in getattr(command, "params", []) for o in getattr(p, "opts", [])}
-        for name, sub in subs.items():
-            walk(sub, f"{path} {name}".strip())
-
-    walk(get_command(app), "")
-    return found
+    return {path: {o for p in command.params for o in getattr(p, "opts", [])}
+            for path, command in command_tree().items() if not hasattr(command, "list_commands")}
 
 
 def test_readme_command_one_uses_real_flags_and_the_ledger_claim_holds() -> None:

@@ -8,14 +8,12 @@ import socket
 from pathlib import Path
 
 import pytest
-import typer
 import yaml
 from rich.console import Console
 
-from benchledger.cli import app
 from benchledger.cli.render import rich_table
 
-from cli_runner import run_cli
+from cli_runner import command_tree, run_cli
 from ledger_builder import benchmark, reference_records, source, write_all
 
 LONG_ID = "qwen38-mtp-readme-rtx-5090-hagope-a-rather-long-record-id"
@@ -119,15 +117,8 @@ def test_unknown_ids_suggest_the_closest_and_the_listing_query(mini_ledger: Path
     assert folded.exit_code == 0, folded.stderr
 
 
-def _options(command: object, path: str = "benchledger") -> list[tuple[str, object]]:
-    found = [(path, p) for p in getattr(command, "params", [])]
-    for name, sub in getattr(command, "commands", {}).items():
-        found += _options(sub, f"{path} {name}")
-    return found
-
-
 def test_every_option_has_help_and_a_real_metavar() -> None:
-    options = [(path, p) for path, p in _options(typer.main.get_command(app))
+    options = [(f"benchledger {path}".strip(), p) for path, command in command_tree().items() for p in command.params
                if getattr(p, "param_type_name", "") == "option"]
     assert len(options) > 50
     missing = [f"{path} {p.opts[0]}" for path, p in options if not getattr(p, "help", None)]  # type: ignore[attr-defined]

@@ -1,7 +1,8 @@
 """The command line: the only package that imports typer and rich. Each command parses, calls the core, renders.
 
-Command groups live in sibling modules, each with ``register(app)``; they are listed in ``COMMAND_MODULES``.
-Errors raised on purpose (``BenchledgerError``) print as one line and exit 2 unless ``--debug``: the app's own
+Command groups live in sibling modules, each with ``register(app)``; ``COMMANDS`` names the module of every
+command, so that a call imports only the module of the command it runs (``--help`` imports them all to list
+them). Errors raised on purpose (``BenchledgerError``) print as one line and exit 2 unless ``--debug``: the app's own
 group (``OneLineErrors``) does that, so the console script, ``python -m benchledger`` and an in-process
 ``typer.testing.CliRunner`` behave the same.
 """
@@ -17,7 +18,14 @@ from typer.core import TyperGroup
 
 from benchledger.errors import BenchledgerError
 
-COMMAND_MODULES: tuple[str, ...] = ("ledger", "outcomes", "bench", "model", "site", "imports", "sweep")
+COMMANDS: dict[str, str] = {
+    "init": "ledger", "fmt": "ledger", "audit": "ledger", "query": "ledger", "show": "ledger", "export": "ledger",
+    "coverage": "ledger", "outcomes": "outcomes", "bench": "bench", "demo": "bench", "predict": "model",
+    "advise": "model", "calibrate": "model", "import": "imports", "ingest-table": "imports", "site": "site",
+    "sweep": "sweep",
+}
+"""Every command (in ``--help`` order) and the module under ``benchledger.cli`` whose ``register`` adds it."""
+COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
 ERROR_EXIT = 2
 INTERRUPTED_EXIT = 130
 
@@ -58,22 +66,42 @@ def tidy_metavars(command: Any, ctx: Any) -> None:
         tidy_metavars(sub, ctx)
 
 
+def command_group(module: str) -> TyperGroup:
+    """The click group of the commands that ``benchledger.cli.<module>`` registers."""
+    commands = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    importlib.import_module(f"benchledger.cli.{module}").register(commands)
+    return typer.main.get_group(commands)
+
+
 class OneLineErrors(TyperGroup):
     """The root group: a ``BenchledgerError`` from any command becomes ``error: …`` on stderr and exit 2, Ctrl-C
     ``interrupted`` and exit 130.
 
-    It also tidies option metavars (``tidy_metavars``) of itself and of each command it resolves.
+    Its commands are built when first resolved (``COMMANDS`` says from which module), and it tidies option
+    metavars (``tidy_metavars``) of itself and of each command it resolves.
     """
 
     def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
         tidy_metavars(self, None)  # before parsing: --help is handled while the context is made
         return super().make_context(info_name, args, parent, **extra)
 
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(dict.fromkeys([*COMMANDS, *super().list_commands(ctx)]))
+
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            for name, command in command_group(COMMANDS[cmd_name]).commands.items():
+                self.commands.setdefault(name, command)
         command = super().get_command(ctx, cmd_name)
         if command is not None:
             tidy_metavars(command, ctx)
         return command
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        if args and args[0] not in COMMANDS:  # not a command: typer's "did you mean" picks among all of them
+            for name in COMMANDS:
+                self.get_command(ctx, name)
+        return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -115,23 +143,10 @@ def _root(
     """Evidence ledger, harness and physics model for LLM inference speed and speculative decoding."""
 
 
-def _register_all() -> None:
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"benchledger.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"benchledger.cli.{name}":
-                continue
-            raise
-        module.register(app)
-
-
-_register_all()
-
-
 def main() -> None:
     """Console-script entry point."""
     app()
 
 
-__all__ = ["COMMAND_MODULES", "ERROR_EXIT", "INTERRUPTED_EXIT", "OneLineErrors", "app", "main"]
+__all__ = ["COMMANDS", "COMMAND_MODULES", "ERROR_EXIT", "INTERRUPTED_EXIT", "OneLineErrors", "app", "command_group",
+           "main"]

@@ -1,0 +1,55 @@
+"""The command line builds only the command it runs (``benchledger/cli/__init__.py``: ``COMMANDS`` names each
+command's module): the table matches what the modules register, ``--help`` still lists every command with its
+one-line help, and a call imports no other command's module (the warm ``query`` path: test_index_warm.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from benchledger.cli import COMMAND_MODULES, COMMANDS, command_group
+
+from cli_runner import command_tree, run_cli
+
+
+def test_the_command_table_names_the_module_of_every_registered_command() -> None:
+    registered = {name: module for module in COMMAND_MODULES for name in command_group(module).commands}
+    assert registered == COMMANDS
+
+
+def test_help_lists_every_command_in_table_order_with_its_one_line_help() -> None:
+    tree = command_tree()
+    text = run_cli("--help", env={"COLUMNS": "400"}).stdout
+    rows = [line.strip("│ ").split(None, 1) for line in text.splitlines() if line.startswith("│ ")]
+    listed = [row[0] for row in rows if row and row[0] in COMMANDS]
+    assert listed == list(COMMANDS)
+    flat = " ".join(text.replace("│", " ").split())
+    for name in COMMANDS:
+        short = tree[name].get_short_help_str(limit=400)
+        assert f"{name} {' '.join(short.split())}" in flat, name
+
+
+def test_a_call_imports_only_the_module_of_its_command(tmp_path: Path) -> None:
+    modules = tmp_path / "modules.json"
+    code = ("import atexit, json, sys\n"
+            f"atexit.register(lambda: open({str(modules)!r}, 'w').write(json.dumps(sorted(sys.modules))))\n"
+            "sys.argv = ['benchledger', 'sweep', 'example']\n"
+            "from benchledger.cli import main\n"
+            "main()\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env,
+                         check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip()
+    loaded = {m.removeprefix("benchledger.cli.") for m in json.loads(modules.read_text(encoding="utf-8"))
+              if m.startswith("benchledger.cli.")}
+    assert loaded & set(COMMAND_MODULES) == {"sweep"}
+
+
+def test_a_mistyped_command_still_gets_the_closest_name() -> None:
+    result = run_cli("quer")
+    assert result.exit_code == 2
+    assert "Did you mean 'query'?" in result.stderr
