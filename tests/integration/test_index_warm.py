@@ -12,7 +12,8 @@ from pathlib import Path
 
 import duckdb
 
-from benchledger.catalog.cache import current_db, open_index
+from benchledger.catalog.cache import CACHE_DIR, STAT_DIGEST, STATS_SUFFIX, current_db, open_index
+from benchledger.catalog.scan import current_stats
 
 from ledger_builder import build_mini_ledger
 
@@ -35,26 +36,79 @@ def meta(root: Path) -> dict[str, str]:
         con.close()
 
 
-def test_a_warm_query_loads_neither_records_nor_the_audit(tmp_path: Path) -> None:
-    root = build_mini_ledger(tmp_path / "ledger")
-    open_index(root, clock=later).close()
-    db = current_db(root)
-    modules = tmp_path / "modules.json"
+def warm_cli(tmp_path: Path, *args: str) -> tuple[str, list[str], list[str]]:
+    """Run ``benchledger ARGS`` in a fresh process: its stdout, the modules it imported and every file that
+    Python opened (the ``open`` audit event; DuckDB's own reads of the cache are not Python's)."""
+    report = tmp_path / "loaded.json"
     code = ("import atexit, json, sys\n"
-            f"atexit.register(lambda: open({str(modules)!r}, 'w').write(json.dumps(sorted(sys.modules))))\n"
-            f"sys.argv = ['benchledger', 'query', 'select count(*) as n from benchmarks', '-f', 'csv', "
-            f"'--ledger', {str(root)!r}]\n"
+            "opened = []\n"
+            "sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == 'open' else None)\n"
+            f"atexit.register(lambda: open({str(report)!r}, 'w').write(json.dumps([sorted(sys.modules), opened])))\n"
+            f"sys.argv = ['benchledger', *{list(args)!r}]\n"
             "from benchledger.cli import main\n"
             "main()\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env,
                          check=False)
     assert out.returncode == 0, out.stderr
-    assert out.stdout == "n\n1\n"
+    modules, opened = json.loads(report.read_text(encoding="utf-8"))
+    return out.stdout, modules, opened
+
+
+def record_files_read(root: Path, opened: list[str]) -> list[str]:
+    return [p for p in opened if p.startswith(str(root)) and CACHE_DIR not in p]
+
+
+def test_a_warm_query_loads_neither_records_nor_the_audit(tmp_path: Path) -> None:
+    root = build_mini_ledger(tmp_path / "ledger")
+    open_index(root, clock=later).close()
+    db = current_db(root)
+    out, loaded, opened = warm_cli(tmp_path, "query", "select count(*) as n from benchmarks", "-f", "csv",
+                                   "--ledger", str(root))
+    assert out == "n\n1\n"
     assert current_db(root) == db  # answered from the cache, not rebuilt
-    loaded = json.loads(modules.read_text(encoding="utf-8"))
     assert "benchledger.catalog.cache" in loaded
     assert [m for m in loaded if m.startswith(NOT_ON_THE_WARM_PATH)] == []
+    assert record_files_read(root, opened) == []
+
+
+def test_a_build_with_racy_files_is_vouched_for_once_they_are_hashed(tmp_path: Path) -> None:
+    """Files written just before the build are hashed by the next command; from then on their stats vouch
+    for them (``<db>.stats``), and no later command reads a record file."""
+    root = build_mini_ledger(tmp_path / "ledger")
+    open_index(root).close()  # the clock of the writes: every file is racy
+    db = current_db(root)
+    assert db is not None and meta(root)["stat_digest"] == ""
+    assert open_index(root, clock=later).status == "current"  # hashed, found equal
+    stats = Path(f"{db}{STATS_SUFFIX}")
+    assert stats.read_text(encoding="ascii").strip() == current_stats(root, json.loads(meta(root)["folders"]))[0]
+    out, _loaded, opened = warm_cli(tmp_path, "query", "select count(*) as n from benchmarks", "-f", "csv",
+                                    "--ledger", str(root))
+    assert out == "n\n1\n" and current_db(root) == db
+    assert record_files_read(root, opened) == []
+
+
+def test_a_vouched_stat_is_one_of_the_files_as_they_are_now(tmp_path: Path) -> None:
+    """A touch that keeps every byte is hashed once and vouched for; an edit after it is still seen; a
+    ``.stats`` file that is not a digest is ignored; the next database's ``.stats`` replaces the old one."""
+    root = build_mini_ledger(tmp_path / "ledger")
+    open_index(root, clock=later).close()
+    db = current_db(root)
+    path = next((root / "benchmarks").glob("*.md"))
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    assert open_index(root, clock=later).status == "current"
+    assert Path(f"{db}{STATS_SUFFIX}").is_file()
+    Path(f"{db}{STATS_SUFFIX}").write_text("not a digest\n", encoding="ascii")
+    assert open_index(root, clock=later).status == "current"  # scanned again, and vouched again
+    assert STAT_DIGEST.fullmatch(Path(f"{db}{STATS_SUFFIX}").read_text(encoding="ascii").strip())
+    path.write_text(path.read_text(encoding="utf-8").replace("title: ", "title: Y", 1), encoding="utf-8")
+    index = open_index(root, clock=later)
+    try:
+        assert index.status.startswith("updated 1 of")
+        assert str(index.con.execute("SELECT title FROM benchmarks").fetchone()[0]).startswith("Y")
+    finally:
+        index.close()
+    assert not Path(f"{db}{STATS_SUFFIX}").exists()  # went with its database
 
 
 def test_an_edit_that_keeps_size_and_mtime_is_seen(tmp_path: Path) -> None:

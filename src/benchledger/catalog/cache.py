@@ -4,7 +4,9 @@ changed, else bring it up to date (``refresh.py``) and answer.
 The cache holds one DuckDB file: the full index (as ``build.build_catalog`` makes it) plus, per record file,
 its content hash and what the audit found about it. It is trusted only when its format, benchledger's version
 and code, and the ledger's path match, and every record file's hash, ``waivers.yaml`` and the other files'
-stats equal what it was built from; anything else (missing, unreadable, stale) is rebuilt. Updates are
+stats equal what it was built from; anything else (missing, unreadable, stale) is rebuilt. A database built
+while some files were racy (``scan.py``) has no stat digest: the first command that hashes them, finds them
+equal and no longer racy writes one beside it (``<db>.stats``), so later commands read no file. Updates are
 written to a temporary copy and moved into place (``os.replace``), so a reader never sees half an update and
 two commands at once cannot corrupt it: each leaves a complete index of the files it read, and the next
 command compares again. This module imports nothing heavy; the audit and the physics model load only when
@@ -13,6 +15,7 @@ something changed.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -26,7 +29,15 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from benchledger import __version__
-from benchledger.catalog.scan import FileStat, current_stats, file_digest, others_digest, scan_files
+from benchledger.catalog.scan import (
+    FileStat,
+    current_stats,
+    file_digest,
+    manifest_digest,
+    others_digest,
+    scan_files,
+)
+from benchledger.ledger.atomic import atomic_write_text
 from benchledger.ledger.location import CACHE_FOLDER, resolve_ledger_dir
 
 if TYPE_CHECKING:
@@ -39,6 +50,9 @@ DB_NAME = re.compile(r"index-[0-9a-f]{32}\.duckdb")
 META_KEYS = ("format", "version", "code", "root", "folders", "hashed_files", "hashed_digests", "others",
              "records_checked", "stat_digest")
 """What ``_cache_meta`` holds (``refresh._meta_rows`` writes it)."""
+STATS_SUFFIX = ".stats"
+"""``<db>.stats``: the stat digest of the record files that database was last found current for."""
+STAT_DIGEST = re.compile(r"[0-9a-f]{64}")
 CACHE_FORMAT = "1"
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
@@ -120,13 +134,14 @@ def open_index(ledger_dir: Path | str | None = None, *, cache: bool = True, rebu
         db = current_db(root)
         con, meta = _open_meta(db, root, code)
     state = files = None
-    if con is not None and meta is not None:
-        if _stats_vouch(root, meta):
+    if con is not None and meta is not None and db is not None:
+        if _stats_vouch(root, meta, db):
             return Index(con, root, "current", int(meta["records_checked"]))
         state = _read_files(con, meta)
         if state is not None:
             files = scan_files(root, state.folders, state.files, started)
             if is_current(root, state, files):
+                _vouch(db, meta, files)
                 return Index(con, root, "current", int(meta["records_checked"]))
         con.close()
     from benchledger.catalog.refresh import refresh
@@ -153,12 +168,33 @@ def is_current(root: Path, state: CachedState, files: dict[str, FileStat]) -> bo
     return _others_current(root, state.meta, files.keys())
 
 
-def _stats_vouch(root: Path, meta: dict[str, str]) -> bool:
-    """Whether every record file's stat equals the cache's (none racy): then no file needs hashing."""
-    if not meta["stat_digest"]:
+def _stats_vouch(root: Path, meta: dict[str, str], db: Path) -> bool:
+    """Whether every record file's stat equals one the cache was found current for (its build's, or the one
+    ``_vouch`` wrote): then no file needs hashing."""
+    vouched = {meta["stat_digest"], _vouched_digest(db)} - {""}
+    if not vouched:
         return False
     digest, records = current_stats(root, list(json.loads(meta["folders"])))
-    return digest == meta["stat_digest"] and _others_current(root, meta, set(records))
+    return digest in vouched and _others_current(root, meta, set(records))
+
+
+def _vouched_digest(db: Path) -> str:
+    """The stat digest written beside ``db`` by ``_vouch`` ('' when there is none or it is not one)."""
+    try:
+        text = Path(f"{db}{STATS_SUFFIX}").read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+    return text if STAT_DIGEST.fullmatch(text) else ""
+
+
+def _vouch(db: Path, meta: dict[str, str], files: dict[str, FileStat]) -> None:
+    """Write ``<db>.stats``: ``files`` were just found equal to ``db``'s, and when none of them is racy any more
+    their stats vouch for their bytes next time (after a build with racy files, or a ``touch`` or checkout that
+    kept every byte). A cache folder that cannot be written is left as it is."""
+    digest = manifest_digest(files.values())
+    if digest and digest not in (meta["stat_digest"], _vouched_digest(db)):
+        with contextlib.suppress(OSError):
+            atomic_write_text(Path(f"{db}{STATS_SUFFIX}"), digest + "\n")
 
 
 def _others_current(root: Path, meta: dict[str, str], records: Collection[str]) -> bool:
@@ -219,5 +255,5 @@ def _uncached(root: Path, status: str) -> Index:
     return Index(build_catalog(ledger), root, status, len(ledger) + len(ledger.errors))
 
 
-__all__ = ["CACHE_DIR", "CACHE_FORMAT", "DB_NAME", "META_KEYS", "POINTER", "CachedState", "Index", "cache_dir",
-           "code_digest", "current_db", "is_current", "open_index"]
+__all__ = ["CACHE_DIR", "CACHE_FORMAT", "DB_NAME", "META_KEYS", "POINTER", "STATS_SUFFIX", "CachedState", "Index",
+           "cache_dir", "code_digest", "current_db", "is_current", "open_index"]

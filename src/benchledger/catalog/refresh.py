@@ -31,7 +31,15 @@ from benchledger.audit.finding import Finding
 from benchledger.audit.report import AuditReport
 from benchledger.catalog import checking
 from benchledger.catalog.build import create_catalog_views
-from benchledger.catalog.cache import CACHE_DIR, CACHE_FORMAT, DB_NAME, META_KEYS, POINTER, CachedState
+from benchledger.catalog.cache import (
+    CACHE_DIR,
+    CACHE_FORMAT,
+    DB_NAME,
+    META_KEYS,
+    POINTER,
+    STATS_SUFFIX,
+    CachedState,
+)
 from benchledger.catalog.cold import cold_build
 from benchledger.catalog.entries import Entry, load_entry
 from benchledger.catalog.scan import (
@@ -135,7 +143,7 @@ def _write(folder: Path, previous: Path | None, fill: Callable[[Path], str]) -> 
 
 
 def _remove_database(db: Path) -> None:
-    for path in (db, Path(f"{db}.wal")):
+    for path in (db, Path(f"{db}.wal"), Path(f"{db}{STATS_SUFFIX}")):
         path.unlink(missing_ok=True)
 
 
@@ -336,6 +344,9 @@ def _remove_abandoned(folder: Path) -> None:
     """Remove databases the pointer does not name and no running writer holds (a killed or outrun command
     leaves them); a process still reading one keeps its open file."""
     pointed = current_db_name(folder)
+    for stats in folder.glob(f"index-*.duckdb{STATS_SUFFIX}"):  # one a reader wrote as its database went
+        if not stats.with_suffix("").exists():
+            stats.unlink(missing_ok=True)
     for db in folder.glob("index-*.duckdb"):
         if db.name == pointed or not DB_NAME.fullmatch(db.name):
             continue

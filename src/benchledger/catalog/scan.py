@@ -6,7 +6,7 @@ the cached entry keeps the cached hash, unread. An edit that keeps the size and 
 -r``, an editor or ``git checkout`` restoring it) still moves the ctime, which no program can set. A file whose
 mtime or ctime lies within ``RACY_NS`` of the scan that cached it is "racy": a second write in the same clock
 tick would leave its stat unchanged, so it is hashed again next time, and until then no stat digest vouches for
-the whole set (``manifest_digest``). Anything else is hashed. The other files (``others_digest``) are compared by
+the whole set (``manifest_digest``; the command that finds it equal and no longer racy writes one: ``cache.py``). Anything else is hashed. The other files (``others_digest``) are compared by
 the same stat tuple, and a racy one among them marks their digest stale. tests/integration/test_index_warm.py
 shows each part.
 """

@@ -90,8 +90,8 @@ class OneLineErrors(TyperGroup):
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name not in self.commands and cmd_name in COMMANDS:
-            for name, command in command_group(COMMANDS[cmd_name]).commands.items():
-                self.commands.setdefault(name, command)
+            for name, built in command_group(COMMANDS[cmd_name]).commands.items():
+                self.commands.setdefault(name, built)
         command = super().get_command(ctx, cmd_name)
         if command is not None:
             tidy_metavars(command, ctx)
