@@ -1,6 +1,12 @@
 """llama.cpp's ``llama-server``: ``llamacpp:`` counters (new names, and two older generations without a draft
 count, hence no mean length), per-response ``timings.draft_n`` / ``draft_n_accepted``, ``/props``
-``build_info``, the ``{"content"}`` tokenize shape."""
+``build_info``, the ``{"content"}`` tokenize shape.
+
+Physics-model facts: a hybrid (recurrent) model rolls back its state by keeping one snapshot per rollback slot,
+i.e. per verified position (llama.cpp#28123: "writes one snapshot per rollback slot, like
+llm_build_delta_net_base::build_conv_state already does"); and the draft head's ``process()`` mirrors every target
+batch into the draft context (``common/speculative.cpp``: "process() mirrors whole target batches" for EAGLE3 and
+MTP), one head forward over the verified rows besides the k draft forwards."""
 
 from __future__ import annotations
 
@@ -27,4 +33,6 @@ PROFILE = EngineProfile(
                                    accepted_tokens="draft_n_accepted"),
     version_sources=(VersionSource("/props", "build_info"),),
     tokenize_shape="llamacpp",
+    recurrent_state_snapshots_per_position=True,
+    draft_head_catch_up=True,
 )

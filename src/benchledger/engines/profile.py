@@ -2,8 +2,8 @@
 
 A profile names the engine's Prometheus counter families for speculative decoding (differenced over a window)
 and its acceptance gauges (not windowable), the per-response fields that carry acceptance, where its version
-and health are served, the request shape of its ``/tokenize``, and whether it writes one recurrent-state
-snapshot per verified position (a physics-model input). This package imports nothing from benchledger.
+and health are served, the request shape of its ``/tokenize``, whether it writes one recurrent-state snapshot
+per verified position, and whether its draft head re-runs over each verified batch (physics-model inputs). This package imports nothing from benchledger.
 """
 
 from __future__ import annotations
@@ -64,6 +64,9 @@ class EngineProfile:
     health_path: str = "/health"
     tokenize_shape: TokenizeShape | None = None
     recurrent_state_snapshots_per_position: bool = False
+    draft_head_catch_up: bool = False
+    """True: after each target forward the engine runs the draft head (MTP / EAGLE) once more over that batch's
+    rows to fill the head's own KV cache, a forward separate from the k draft forwards."""
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 

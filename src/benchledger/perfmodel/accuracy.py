@@ -206,7 +206,8 @@ class ScoredPrefill:
 def hold_out_prefill(obs: list[PrefillObservation],
                      campaign_of: Callable[[PrefillObservation], str]) -> list[ScoredPrefill]:
     """Each prefill observation predicted with ``eta_prefill`` / ``t0_prefill`` fitted on the other campaigns'
-    prefill arms only, at the first of ``LEVELS`` with ``MIN_TRAINING_ARMS`` (defaults otherwise)."""
+    prefill arms only, at the first of ``LEVELS`` with ``MIN_TRAINING_ARMS`` (defaults otherwise), every training
+    campaign weighing the same and the loss soft-L1, as in the decode fits."""
     cache: dict[tuple[str, str, tuple[str, str]], tuple[Efficiency, int] | None] = {}
 
     def keys(o: PrefillObservation) -> list[tuple[str, tuple[str, str]]]:
@@ -221,8 +222,8 @@ def hold_out_prefill(obs: list[PrefillObservation],
         for lvl, key in keys(o):
             if (held_out, lvl, key) not in cache:
                 train = [t for t in obs if campaign_of(t) != held_out and dict(keys(t))[lvl] == key]
-                cache[(held_out, lvl, key)] = ((fit_prefill(train)[0], len(train))
-                                               if enough(train, campaign_of) else None)
+                cache[(held_out, lvl, key)] = ((fit_prefill(train, weights=campaign_weights(train, campaign_of))[0],
+                                                len(train)) if enough(train, campaign_of) else None)
             found = cache[(held_out, lvl, key)]
             if found is not None:
                 (eff, n), level = found, lvl

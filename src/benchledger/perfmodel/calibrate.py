@@ -24,7 +24,7 @@ from benchledger.perfmodel.calibrate_prefill import (
     fit_prefill,
     prefill_observations,
 )
-from benchledger.perfmodel.fitting import nelder_mead
+from benchledger.perfmodel.fitting import nelder_mead, soft_l1
 from benchledger.perfmodel.inputs import AcceptanceLookup, arm_scenario, number
 from benchledger.perfmodel.predict import Params, Prediction, Scenario, predict
 from benchledger.perfmodel.prefill import prefill_time
@@ -40,9 +40,6 @@ POOLED_PRIOR_WEIGHT = 1e-2
 """The pull toward the defaults of a fit that pools campaigns (``accuracy.HeldOutFits``): pooled arms disagree for
 reasons the model lacks (a kernel, a build, a queue), and with the weak one-setup pull the optimiser parks knobs at
 their bounds (η_m = 1, η_c = 0.02, t0_draft = 17 ms) to absorb them; moving a knob e-fold must pay ≈ 0.01 of loss."""
-ROBUST_SCALE = 0.2
-"""Soft-L1 scale of the fit's loss on log errors: an arm off by more than ~20 % weighs linearly, not squared, so one
-arm whose physics the model lacks (a kernel switch, a queue) does not drag the parameters of all the others."""
 BOUNDS = {"eta_m": (0.05, 1.0), "eta_c": (0.02, 1.0), "t0": (0.0, 0.2), "phi_exp": (-1.0, 3.0), "t0_draft": (0.0, 0.05),
           "eta_attn": (0.02, 1.0), "t0_layer": (0.0, 0.005)}
 DEFAULT_T0_LAYER = 40e-6
@@ -202,11 +199,6 @@ def identifiable(obs: list[Observation], prior: Efficiency, per_layer: bool = Fa
 
 PREFILL_PARAMS = ("eta_prefill", "t0_prefill_ms")
 GEMM_TERMS = ("weights", "lm_head", "draft_layer", "draft_lm_head")
-
-
-def soft_l1(error: float, scale: float = ROBUST_SCALE) -> float:
-    """``2s²(√(1 + (e/s)²) − 1)``: ≈ e² for |e| ≪ s, ≈ 2s·|e| for |e| ≫ s."""
-    return 2.0 * scale * scale * (math.sqrt(1.0 + (error / scale) ** 2) - 1.0)
 
 
 def _minimise(obs: list[Observation], x0: list[float], free: tuple[str, ...],

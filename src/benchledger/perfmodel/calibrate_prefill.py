@@ -3,8 +3,9 @@
 An observation is an arm with a ``ttft`` or ``prefill_throughput`` result (value / mean / median / p50), a known
 prompt length, and a request that prefilled alone: concurrency 1 (known, or assumed for the caller's own use and
 stated). TTFT at concurrency > 1 also waits behind other requests' work, which ``prefill.py`` does not model, so
-those arms are skipped with that reason. The fit is least squares of log errors (+ the same weak pull to the
-defaults as ``calibrate.fit``) over the two knobs; every other parameter stays as given.
+those arms are skipped with that reason. The fit minimises the same soft-L1 loss of log errors as
+``calibrate.fit`` (``fitting.soft_l1``), with per-observation weights (the hold-out weighs every training campaign
+the same) and the same weak pull to the defaults, over the two knobs; every other parameter stays as given.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import statistics
 from dataclasses import dataclass, replace
 
 from benchledger.ledger.store import Ledger
-from benchledger.perfmodel.fitting import nelder_mead
+from benchledger.perfmodel.fitting import nelder_mead, soft_l1
 from benchledger.perfmodel.inputs import arm_scenario, number
 from benchledger.perfmodel.predict import Scenario
 from benchledger.perfmodel.prefill import prefill_time
@@ -112,20 +113,24 @@ def _decode(x: list[float], base: Efficiency) -> Efficiency:
     return replace(base, eta_prefill=eta, t0_prefill=t0)
 
 
-def fit_prefill(obs: list[PrefillObservation], base: Efficiency | None = None) -> tuple[Efficiency, float]:
-    """(``base`` with fitted ``eta_prefill`` and ``t0_prefill``, median |error| % on ``obs``)."""
+def fit_prefill(obs: list[PrefillObservation], base: Efficiency | None = None,
+                weights: list[float] | None = None) -> tuple[Efficiency, float]:
+    """(``base`` with fitted ``eta_prefill`` and ``t0_prefill``, median |error| % on ``obs``); ``weights`` per
+    observation (default equal)."""
     if not obs:
         raise ValueError("no prefill observations to fit")
     base = base or Efficiency()
     x0 = [math.log(base.eta_prefill), math.log(base.t0_prefill + 1e-4)]
+    w = weights or [1.0] * len(obs)
+    total = sum(w)
 
     def errors(eff: Efficiency) -> list[float]:
         return [math.log(predicted_prefill(o, eff) / o.value) for o in obs]
 
     def loss(x: list[float]) -> float:
         errs = errors(_decode(x, base))
-        return sum(e * e for e in errs) / len(errs) + PRIOR_WEIGHT * sum((a - b) ** 2 for a, b in zip(x, x0,
-                                                                                                     strict=True))
+        return (sum(wi * soft_l1(e) for wi, e in zip(w, errs, strict=True)) / total
+                + PRIOR_WEIGHT * sum((a - b) ** 2 for a, b in zip(x, x0, strict=True)))
 
     best, _ = nelder_mead(loss, x0, iterations=200)
     eff = _decode(best, base)

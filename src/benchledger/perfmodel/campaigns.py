@@ -10,10 +10,15 @@ connected set of benchmark records that share a *source family*:
 - a record citing no source (a benchledger measured run) is its own campaign, ``run:<record id>``.
 
 Records that share a family are one campaign, and so (transitively) are records linked through any family.
+
+Each campaign falls in one of two **halves** by a hash of its id (``campaign_half``): the *development* half, whose
+figures may be watched while the model is changed, and the *sealed* half, whose figures are reported beside them
+so a reader can see how much watching flattered the development figures.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlparse
@@ -88,9 +93,18 @@ def campaigns(ledger: Ledger, records: Iterable[Benchmark] | None = None) -> lis
     return sorted(out, key=lambda c: c.id)
 
 
+HALVES = ("development", "sealed")
+
+
+def campaign_half(campaign_id: str) -> str:
+    """``development`` when the first byte of the SHA-256 of the campaign id (UTF-8) is even, else ``sealed``: a
+    fixed rule that no one picks campaigns by, and that stays put when other campaigns come or go."""
+    return HALVES[hashlib.sha256(campaign_id.encode("utf-8")).digest()[0] % 2]
+
+
 def campaign_of(groups: Iterable[Campaign]) -> dict[str, str]:
     """record id → campaign id."""
     return {record: c.id for c in groups for record in c.records}
 
 
-__all__ = ["Campaign", "campaign_of", "campaigns", "cited_sources", "record_families", "source_family"]
+__all__ = ["HALVES", "Campaign", "campaign_half", "campaign_of", "campaigns", "cited_sources", "record_families", "source_family"]

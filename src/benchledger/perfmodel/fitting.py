@@ -1,8 +1,19 @@
-"""A small bounded Nelder–Mead minimiser (pure Python; the model has four parameters)."""
+"""A small bounded Nelder–Mead minimiser (pure Python; the model has a handful of parameters) and the robust loss
+the fits minimise."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
+
+ROBUST_SCALE = 0.2
+"""Soft-L1 scale of the fit's loss on log errors: an arm off by more than ~20 % weighs linearly, not squared, so one
+arm whose physics the model lacks (a kernel switch, a queue) does not drag the parameters of all the others."""
+
+
+def soft_l1(error: float, scale: float = ROBUST_SCALE) -> float:
+    """``2s²(√(1 + (e/s)²) − 1)``: ≈ e² for |e| ≪ s, ≈ 2s·|e| for |e| ≫ s."""
+    return 2.0 * scale * scale * (math.sqrt(1.0 + (error / scale) ** 2) - 1.0)
 
 
 def nelder_mead(
@@ -46,4 +57,4 @@ def nelder_mead(
     return simplex[best_index], values[best_index]
 
 
-__all__ = ["nelder_mead"]
+__all__ = ["ROBUST_SCALE", "nelder_mead", "soft_l1"]

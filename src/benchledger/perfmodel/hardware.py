@@ -31,6 +31,11 @@ GEMM_PRECISIONS: dict[str, tuple[str, ...]] = {
 """Weight format family → tensor precisions its GEMMs may use. Any other family (int4, GGUF k-quants…) is
 weight-only: its GEMMs run in bf16/fp16."""
 WEIGHT_ONLY = ("bf16", "fp16")
+GGUF_MMQ_FAMILIES = ("q2", "q3", "q4", "q5", "q6", "q8", "iq1", "iq2", "iq3", "iq4", "ud")
+"""Leading words of GGUF block-quant format ids (``q4-k-m``, ``q8-0``, ``iq4-xs``, ``ud-q4-k-xl``…). ggml's MMQ
+kernels quantize the activations to q8_1 and multiply with int8 dot products / int8 tensor-core MMA
+(``ggml-cuda/mmq.cuh``), so these GEMMs run at the part's int8 peak where its record publishes one; where it does
+not (no int8 matrix units stated), at the 16-bit peak, never at an int8 peak derived by ratio."""
 
 # Fallback scaling between precisions when a part publishes one but not another (dense tensor rates).
 PRECISION_RATIO: dict[str, float] = {
@@ -65,6 +70,8 @@ class HardwareSpec:
     def gemm_peak(self, weight_format: str) -> tuple[str, float | None, str]:
         """(precision, dense FLOP/s per device or None, how it was chosen) for GEMMs with these weights."""
         family = weight_format.split("-")[0].split("_")[0].lower()
+        if family in GGUF_MMQ_FAMILIES and "int8" in self.peaks:
+            return "int8", self.peaks["int8"], f"{self.id} int8 peak (GGUF {weight_format}: ggml MMQ int8 GEMMs)"
         candidates = GEMM_PRECISIONS.get(family, WEIGHT_ONLY)
         for precision in candidates:
             if precision in self.peaks:
@@ -116,4 +123,4 @@ def hardware_from_records(
     )
 
 
-__all__ = ["GEMM_PRECISIONS", "HardwareSpec", "hardware_from_records"]
+__all__ = ["GEMM_PRECISIONS", "GGUF_MMQ_FAMILIES", "HardwareSpec", "hardware_from_records"]

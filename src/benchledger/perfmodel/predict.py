@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from benchledger.engines import profile_for
 from benchledger.perfmodel.architecture import ModelSpec
 from benchledger.perfmodel.bounds import bound_name
 from benchledger.perfmodel.formats import FormatSpec
@@ -88,6 +89,7 @@ class Scenario:
             model=self.model, hardware=self.hardware, weights=self.weights, kv=self.kv, lm_head=self.lm_head,
             batch=float(self.batch_per_replica), context=float(self.context), tp=self.tp_size,
             stages=max(self.pp, 1), gemv_rows=GEMV_ROWS.get(self.engine or "", 0),
+            draft_catch_up=profile_for(self.engine).draft_head_catch_up,
         )
 
 

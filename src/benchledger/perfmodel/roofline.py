@@ -104,6 +104,8 @@ class StepConfig:
     """Pipeline stages (layer split): a token crosses them in turn, so their times add (bandwidth does not)."""
     gemv_rows: int = 0
     """Rows up to which the engine runs GEMMs with a matrix-vector kernel that stays memory-bound (0: none)."""
+    draft_catch_up: bool = False
+    """The engine re-runs the draft head over each verified batch (``EngineProfile.draft_head_catch_up``)."""
     notes: list[str] = field(default_factory=list)
 
 

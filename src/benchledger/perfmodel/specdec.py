@@ -5,7 +5,9 @@ With k drafts a step verifies ``T = k + 1`` query tokens per sequence:
     t_spec = Σ_{d=1..k} t_draft,d + t_verify(T) + t0        AL = 1 + Σ_{i≤k} r_i        S = AL · t_base / t_spec
 
 Draft cost per method: MTP / EAGLE / Medusa heads stream their layer(s) plus the full lm_head once per draft step
-(unless a truncated draft vocabulary is given); a draft model runs its own decode step (own weights, own KV);
+(unless a truncated draft vocabulary is given), and on an engine that mirrors each verified batch into the head's
+own KV (``StepConfig.draft_catch_up``, llama.cpp) MTP / EAGLE heads run their layer once more over the T verified
+rows, without the lm_head (no logits are asked for); a draft model runs its own decode step (own weights, own KV);
 DFlash/DSpark draft a whole block in one forward; n-gram / suffix drafting costs no device time.
 """
 
@@ -121,7 +123,29 @@ def draft_terms(cfg: StepConfig, spec: SpecConfig, eff: Efficiency) -> list[Term
     terms.append(Term("draft_attention", secs * steps, a_bytes * steps, 0.0, bound, "draft layer KV"))
     terms.extend(allreduce_terms(2 * layers * steps, cfg.batch, m.hidden, hw, tp, eff, "draft_allreduce"))
     terms.extend(draft_overhead_terms(steps, eff))
+    if cfg.draft_catch_up and method in CATCH_UP_METHODS:
+        terms.extend(catch_up_terms(cfg, spec, eff, d_bytes, layer_params, a_bytes))
     return terms
+
+
+CATCH_UP_METHODS = ("mtp", "eagle", "eagle3")
+"""Head methods whose engine-side ``process()`` re-runs the head over the verified batch (llama.cpp's MTP and
+EAGLE3 implementations; ``engines/llamacpp.py``)."""
+
+
+def catch_up_terms(cfg: StepConfig, spec: SpecConfig, eff: Efficiency, layer_bytes: float, layer_params: float,
+                   kv_bytes: float) -> list[Term]:
+    """One more head forward over the ``batch × T`` verified rows: its layer weights read once, its KV over the
+    context read once, one fixed draft-forward cost; no lm_head (the rows ask for no logits)."""
+    hw, tp = cfg.hardware, max(cfg.tp, 1)
+    rows = cfg.batch * spec.query_tokens
+    fmt = spec.draft_format or cfg.lm_head
+    _, peak, _ = hw.gemm_peak(fmt.id)
+    peak = None if rows <= cfg.gemv_rows else peak
+    secs, bound = op_time(layer_bytes, 2.0 * rows * layer_params / tp, hw.bandwidth, peak, eff)
+    a_secs, _ = op_time(kv_bytes, 0.0, hw.bandwidth, None, eff)
+    return [Term("draft_catch_up", secs + a_secs + eff.t0_draft, layer_bytes + kv_bytes, 2.0 * rows * layer_params / tp,
+                 bound, f"head re-run over {rows:g} verified rows (engine mirrors the verify batch)")]
 
 
 def draft_overhead_terms(steps: int, eff: Efficiency) -> list[Term]:
@@ -140,11 +164,13 @@ def spec_step_time(cfg: StepConfig, spec: SpecConfig, eff: Efficiency) -> StepTi
 
 __all__ = [
     "BLOCK_METHODS",
+    "CATCH_UP_METHODS",
     "FREE_METHODS",
     "HEAD_METHODS",
     "METHODS",
     "SpecConfig",
     "acceptance_length",
+    "catch_up_terms",
     "draft_overhead_terms",
     "draft_terms",
     "spec_step_time",

@@ -1,0 +1,94 @@
+"""Terms and fit rules of the 2026-12 physics pass: campaign halves, equal campaign weights in the prefill fit,
+the GGUF int8 (MMQ) GEMM peak, llama.cpp's draft-head catch-up forward and its per-position state snapshots.
+Each expectation is computed by hand from the inputs written here."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchledger.perfmodel.accuracy import hold_out_prefill
+from benchledger.perfmodel.architecture import ModelSpec
+from benchledger.perfmodel.calibrate_prefill import PrefillObservation, predicted_prefill
+from benchledger.perfmodel.campaigns import campaign_half
+from benchledger.perfmodel.formats import FormatSpec
+from benchledger.perfmodel.hardware import HardwareSpec
+from benchledger.perfmodel.inputs import snapshots_per_position
+from benchledger.perfmodel.predict import Params, Scenario, predict
+from benchledger.perfmodel.roofline import Efficiency
+from benchledger.perfmodel.specdec import SpecConfig
+
+BF16 = FormatSpec("bf16", 2.0)
+Q4 = FormatSpec("q4-k-m", 0.6)
+Q6 = FormatSpec("q6-k", 0.8203125)
+
+
+def test_campaign_halves_follow_the_parity_of_the_first_sha256_byte() -> None:
+    # sha256("blogs.oracle.com") starts 0x2a (even), sha256("github.com/intel/llm-scaler") 0xad (odd)
+    assert campaign_half("blogs.oracle.com") == "development"
+    assert campaign_half("github.com/intel/llm-scaler") == "sealed"
+
+
+def test_gguf_block_quants_use_the_published_int8_peak_and_never_a_derived_one() -> None:
+    ada = HardwareSpec("ada", 1008e9, {"bf16": 165.2e12, "int8": 660.6e12})
+    assert ada.gemm_peak("q4-k-m")[:2] == ("int8", 660.6e12)
+    assert ada.gemm_peak("ud-q4-k-xl")[:2] == ("int8", 660.6e12)
+    assert ada.gemm_peak("bf16")[:2] == ("bf16", 165.2e12)  # a 16-bit file stays on the 16-bit peak
+    no_int8 = HardwareSpec("apple", 546e9, {"fp16": 34e12})
+    assert no_int8.gemm_peak("q8-0")[:2] == ("fp16", 34e12)  # not 2 × 34 by the usual ratio
+
+
+def _prefill_obs(ref: str, hw: HardwareSpec, model: ModelSpec, tok_s: float) -> PrefillObservation:
+    sc = Scenario(model=model, hardware=hw, weights=BF16, kv=BF16, lm_head=BF16, context=4096.0, concurrency=1,
+                  engine="e", prompt_tokens=4096.0)
+    return PrefillObservation(ref, sc, "prefill_throughput", tok_s, 4096.0)
+
+
+def test_every_training_campaign_weighs_the_same_in_the_prefill_fit(llama8b: ModelSpec) -> None:
+    """Campaign A (five arms) reaches η_p = 0.1, campaign B (one arm) η_p = 0.4; held out, campaign C's
+    parameters must sit near the geometric mean 0.2 (equal campaign weights, symmetric loss), not near A's 0.1."""
+    hw = HardwareSpec("gpu", 3000e9, {"bf16": 1000e12})
+    probe = _prefill_obs("probe#x", hw, llama8b, 1.0)
+    unit = predicted_prefill(probe, Efficiency(eta_prefill=1.0, t0_prefill=0.0))  # tok/s at η_p = 1
+    obs = [_prefill_obs(f"a{i}#x", hw, llama8b, 0.1 * unit) for i in range(5)]
+    obs.append(_prefill_obs("b#x", hw, llama8b, 0.4 * unit))
+    obs.append(_prefill_obs("c#x", hw, llama8b, 0.3 * unit))
+    campaign = {"a": "A", "b": "B", "c": "C"}
+    scored = {s.obs.ref: s for s in hold_out_prefill(obs, lambda o: campaign[o.ref[0]])}
+    eta_c = scored["c#x"].predicted / unit
+    assert eta_c == pytest.approx(0.2, rel=0.1)
+    assert scored["c#x"].training_arms == 6
+
+
+def _mtp(model: ModelSpec, hw: HardwareSpec, engine: str, k: int = 2) -> Scenario:
+    return Scenario(model=model, hardware=hw, weights=Q4, kv=BF16, lm_head=Q6, context=1000.0, concurrency=1,
+                    engine=engine, spec=SpecConfig("mtp", k, acceptance_length=2.0,
+                                                   state_snapshots=snapshots_per_position(engine)))
+
+
+def test_llama_cpp_re_runs_the_mtp_head_over_the_verified_rows(qwen27b: ModelSpec) -> None:
+    hw = HardwareSpec("gpu", 1000e9, {"bf16": 100e12})
+    eff = Efficiency(eta_m=0.5, t0_draft=0.001)
+    llama = predict(_mtp(qwen27b, hw, "llama-cpp"), Params(eff))
+    vllm = predict(_mtp(qwen27b, hw, "vllm"), Params(eff))
+    assert vllm.step.term("draft_catch_up") is None
+    term = llama.step.term("draft_catch_up")
+    assert term is not None
+    # the 0.42e9-parameter head in Q6_K read once (3 rows ≤ 8: matrix-vector, memory-bound), plus its one layer's KV
+    # over 1000 tokens (4 KV heads × 256 × 2 (K, V) × 2 bytes), plus one t0_draft; no lm_head
+    layer = 0.42e9 * 0.8203125 / (0.5 * 1000e9)
+    kv = 4 * 256 * 2 * 2.0 * 1000 / (0.5 * 1000e9)
+    assert term.seconds == pytest.approx(layer + kv + 0.001, rel=1e-6)
+    # every other term is the same on both engines here (all memory-bound; both snapshot the state per position)
+    assert llama.step.seconds - vllm.step.seconds == pytest.approx(term.seconds, rel=1e-6)
+
+
+def test_llama_cpp_writes_one_recurrent_state_snapshot_per_verified_position(qwen27b: ModelSpec) -> None:
+    hw = HardwareSpec("gpu", 1000e9, {"bf16": 100e12})
+    eff = Efficiency(eta_m=0.5)
+    assert snapshots_per_position("llama-cpp") is True
+    step = predict(_mtp(qwen27b, hw, "llama-cpp", k=2), Params(eff)).step
+    state = step.term("recurrent_state")
+    assert state is not None
+    # 144 MiB state: one read + T = 3 writes per verify step
+    assert state.bytes == pytest.approx(144 * 2**20 * 4)
+    assert state.seconds == pytest.approx(144 * 2**20 * 4 / (0.5 * 1000e9))
