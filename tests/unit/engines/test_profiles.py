@@ -17,7 +17,7 @@ def test_ledger_ids_are_claimed_once_and_exist_in_the_bundled_ledger() -> None:
 
 
 @pytest.mark.parametrize(("engine", "name", "snapshots"), [
-    ("vllm", "vllm", True), ("llm-scaler-vllm", "vllm", True), ("llama-cpp", "llama.cpp", False),
+    ("vllm", "vllm", True), ("llm-scaler-vllm", "vllm", True), ("llama-cpp", "llama.cpp", True),
     ("sglang", "sglang", False), ("tensorrt-llm", "tensorrt-llm", False), ("mlx-lm", GENERIC.name, False),
     (None, GENERIC.name, False),
 ])
