@@ -37,5 +37,9 @@ def test_accuracy_script_scores_every_used_arm_and_its_page_is_fresh() -> None:
     assert result["speedup_outcomes"]["measured"].get("harm", 0) > 0  # harmful arms are scored
     assert 0.0 <= result["speedup_right_side_share"] <= 1.0
     assert len(result["worst"]) == 10 and all(w["limiting"] for w in result["worst"])
+    halves = result["halves"]  # every campaign in exactly one half, every scored arm and pair counted once
+    assert {c["half"] for c in result["campaigns"]} == {"development", "sealed"}
+    assert halves["development"]["decode_arms"] + halves["sealed"]["decode_arms"] == result["arms"]
+    assert halves["development"]["speedup_pairs"] + halves["sealed"]["speedup_pairs"] == result["speedup_pairs"]
     page = (ROOT / "docs" / "model-accuracy.md").read_text(encoding="utf-8")
     assert page == _script_module().render(result), "docs/model-accuracy.md is stale: run the script"
