@@ -5,6 +5,7 @@ is reported, never waited for; Ctrl-C during a parallel build ends the command a
 from __future__ import annotations
 
 import copy
+import json
 import os
 import signal
 import subprocess
@@ -41,7 +42,8 @@ def built_by(root: Path, scratch: Path, jobs: int) -> tuple[ColdBuild, dict[str,
     results = built.results
     report = checking.finish(root, [*(f for fs in results.local.values() for f in fs), *results.runs,
                                     *results.other], built.records_checked)
-    rows = {name: sorted(line for f in files_ if f.rows for line in f.path.read_text(encoding="utf-8").split("\n"))
+    rows = {name: sorted(json.dumps(row, sort_keys=True) for f in files_ if f.rows
+                         for row in json.loads(f.path.read_text(encoding="utf-8")))
             for name, files_ in built.tables.items()}
     return built, {
         "report": report.to_dict(), "rows": rows, "entries": list(built.entries.items()),

@@ -3,7 +3,7 @@
 A large ledger is built side by side (``workers.py``): this process parses the records outside
 ``benchmarks/`` (the context every check may read), then each worker takes an equal run of the benchmark
 files in name order, parses them and, over its records plus the context, runs the ``record`` checks, the
-``split`` checks' facts and the table producers for its records alone, writing the rows as JSON lines
+``split`` checks' facts and the table producers for its records alone, writing the rows to files
 (``ledger.index.write_rows``) — what ``refresh._apply`` does for changed files. This process meanwhile does
 the same for the context records, then combines: the ``split`` findings from every record's facts, the
 ``files`` findings from every file that failed to load, the ``runs`` checks. The result is what one process
@@ -71,9 +71,9 @@ def serial_build(root: Path, files: dict[str, FileStat], workdir: Path) -> ColdB
     entries = {rel: load_entry(root, rel, stat, ledger) for rel, stat in files.items()}
     ledger.errors.extend(misplaced_file_errors(root))
     results = checking.run_checks(ledger)
-    tables = {name: [write_rows(workdir / f"all-{name}.ndjson", producer(ledger))]
+    tables = {name: [write_rows(workdir / f"all-{name}.json", producer(ledger))]
               for name, (_, producer) in TABLES.items()}
-    tables[EFFICIENCY_TABLE] = [write_rows(workdir / f"all-{EFFICIENCY_TABLE}.ndjson", efficiency_rows(ledger))]
+    tables[EFFICIENCY_TABLE] = [write_rows(workdir / f"all-{EFFICIENCY_TABLE}.json", efficiency_rows(ledger))]
     return ColdBuild(entries, results, len(ledger) + len(ledger.errors), tables)
 
 
@@ -145,9 +145,9 @@ def _part(own: Ledger, whole: Ledger, entries: list[Entry],
           producers: dict[str, Callable[[Ledger], Iterable[Row]]], workdir: Path, tag: str) -> _Part:
     """Findings, facts and rows of the records of ``own``, checked as part of ``whole``."""
     ids = set(own.records)
-    tables = {name: write_rows(workdir / f"{tag}-{name}.ndjson", producer(own)) for name, producer in producers.items()}
+    tables = {name: write_rows(workdir / f"{tag}-{name}.json", producer(own)) for name, producer in producers.items()}
     rows = benchmark_efficiency(own.typed("benchmark", Benchmark), CeilingInputs(whole))
-    tables[EFFICIENCY_TABLE] = write_rows(workdir / f"{tag}-{EFFICIENCY_TABLE}.ndjson", rows)
+    tables[EFFICIENCY_TABLE] = write_rows(workdir / f"{tag}-{EFFICIENCY_TABLE}.json", rows)
     return _Part(entries, checking.record_findings(whole, ids), checking.record_facts(whole, ids), tables)
 
 

@@ -2,8 +2,8 @@
 
 Mechanism only: record files → rows (``rows.py``) → tables, then the SQL views in ``views/*.sql``. The full
 index that also holds the physics model's tables and the audit's findings is built one layer up
-(``benchledger.catalog``). Rows reach DuckDB as newline-delimited JSON, one document per row (a record of any
-size loads), read through ``read_json`` with the file path as a parameter. See ``docs/index.md``.
+(``benchledger.catalog``). Rows reach DuckDB as a JSON array of row objects in a file, read through ``read_json``
+with the file path as a parameter (a row of any size loads: ``insert_files``). See ``docs/index.md``.
 """
 
 from __future__ import annotations
@@ -110,44 +110,54 @@ def create_table(con: duckdb.DuckDBPyConnection, name: str, columns: Columns) ->
 
 
 def insert_rows(con: duckdb.DuckDBPyConnection, name: str, columns: Columns, data: Iterable[rows.Row]) -> int:
-    """Append rows to a table; returns how many. One JSON document per row, so no size limit is shared.
+    """Append rows to a table; returns how many (through a file, ``write_rows`` and ``insert_files``).
 
     Keys that are not columns are ignored and missing ones are NULL (``read_json`` with ``columns``).
     """
     with tempfile.TemporaryDirectory(prefix="benchledger-rows-") as tmp:
-        written = write_rows(Path(tmp) / "rows.ndjson", data)
+        written = write_rows(Path(tmp) / "rows.json", data)
         insert_files(con, name, columns, [written])
     return written.rows
 
 
 @dataclass(frozen=True)
 class RowsFile:
-    """Rows written by ``write_rows``: the file (absent when there are none), how many, the longest line."""
+    """Rows written by ``write_rows``: the file (absent when there are none), how many, its length in characters
+    (no row is longer)."""
 
     path: Path
     rows: int
-    longest: int
+    chars: int
 
 
 def write_rows(path: Path, data: Iterable[rows.Row]) -> RowsFile:
-    """Write rows to ``path`` as newline-delimited JSON, one document per row (nothing when there are none)."""
-    lines = list(map(_ROW_ENCODER.encode, data))
-    if lines:
-        path.write_text("\n".join(lines), encoding="utf-8")
-    return RowsFile(path, len(lines), max(map(len, lines), default=0))
+    """Write rows to ``path`` as one JSON array of row objects (nothing when there are none).
+
+    One encoder call for them all: encoding row by row costs a Python call per row.
+    """
+    listed = data if isinstance(data, list) else list(data)
+    if not listed:
+        return RowsFile(path, 0, 0)
+    text = _ROW_ENCODER.encode(listed)
+    path.write_text(text, encoding="utf-8")
+    return RowsFile(path, len(listed), len(text))
 
 
 def insert_files(con: duckdb.DuckDBPyConnection, name: str, columns: Columns, files: Iterable[RowsFile]) -> int:
-    """Append the rows of these files to a table, in one ``read_json`` over them all; returns how many."""
+    """Append the rows of these files to a table, in one ``read_json`` over them all; returns how many.
+
+    DuckDB reads each row object on its own, up to ``maximum_object_size`` bytes: that limit is set from the
+    longest file, so a row of any size loads (a record of tens of MB, tests/integration/test_index.py).
+    """
     chosen = [f for f in files if f.rows]
     if not chosen:
         return 0
-    largest = 4 * max(f.longest for f in chosen) + 1  # UTF-8 takes at most 4 bytes per character
+    largest = 4 * max(f.chars for f in chosen) + 1  # UTF-8 takes at most 4 bytes per character
     spec = "{" + ", ".join(f"{_literal(c)}: {_literal(_type(t))}" for c, t in columns.items()) + "}"
     select = ", ".join(quote_identifier(c) for c in columns)
     con.execute(
-        f"INSERT INTO {quote_identifier(name)} SELECT {select} FROM read_json(?::VARCHAR[], "
-        f"format='newline_delimited', columns={spec}, maximum_object_size=?)",
+        f"INSERT INTO {quote_identifier(name)} SELECT {select} FROM read_json(?::VARCHAR[], format='array', "
+        f"columns={spec}, maximum_object_size=?)",
         [[str(f.path) for f in chosen], max(largest, 1 << 20)],
     )
     return sum(f.rows for f in chosen)
@@ -167,7 +177,7 @@ def create_views(con: duckdb.DuckDBPyConnection, scripts: Iterable[str]) -> None
         con.execute(sql)
 
 
-_ROW_ENCODER = json.JSONEncoder(default=str, ensure_ascii=False)
+_ROW_ENCODER = json.JSONEncoder(default=str, ensure_ascii=False, separators=(",", ":"))
 """One encoder for every row (``json.dumps`` with options builds a new one per call)."""
 _TYPES = frozenset({"VARCHAR", "VARCHAR[]", "DOUBLE", "DOUBLE[]", "INTEGER", "BIGINT", "BOOLEAN", "DATE"})
 

@@ -24,7 +24,7 @@ def facts(ctx: AuditContext) -> dict[str, Any]:
     """Per benchmark id: [arm name, sha256 of its fingerprint] for each arm with results."""
     out: dict[str, Any] = {}
     for record in ctx.benchmarks:
-        data = json.loads(ctx.record_json[record.id])
+        data = record.model_dump(mode="json", include=_CONDITIONS)
         out[record.id] = [[arm.name, hashlib.sha256(_fingerprint(data, arm, i).encode("utf-8")).hexdigest()]
                           for i, arm in enumerate(record.arms) if arm.results]
     return out
@@ -44,10 +44,14 @@ def from_facts(facts_by_id: dict[str, Any], kinds: dict[str, str]) -> Iterator[F
                 seen[key] = (record_id, arm)
 
 
+_CONDITIONS: Any = {"subject": True, "workload": True, "arms": {"__all__": {"subject", "workload", "speculative"}}}
+"""The parts of a benchmark its fingerprints read, as ``model_dump(include=...)`` takes them."""
+
+
 def _fingerprint(record: dict[str, Any], arm: Arm, index: int) -> str:
     """Conditions (record level + the arm's overrides) and results; names, notes and quotes left out.
 
-    ``record`` is the benchmark as JSON data (``AuditContext.record_json``); ``index`` the arm's place in it.
+    ``record`` is the benchmark's conditions as JSON data (``_CONDITIONS``); ``index`` the arm's place in it.
     """
     own = record["arms"][index]
     parts = [
