@@ -48,9 +48,12 @@ class CheckResults:
     """Findings of ``files`` and ``ledger`` checks, and of ``split`` checks from every record's facts."""
 
 
-def record_findings(ledger: Ledger, ids: set[str] | None = None) -> dict[str, list[Finding]]:
-    """Findings of every ``record`` check, by record, for ``ids`` (all when None)."""
-    ctx = AuditContext(ledger)
+def record_findings(ledger: Ledger, ids: set[str] | None = None, *,
+                    ctx: AuditContext | None = None) -> dict[str, list[Finding]]:
+    """Findings of every ``record`` check, by record, for ``ids`` (all when None). ``ctx``: a context of this
+    ledger to share with ``record_facts`` (what it computes once — the evidence walk, each record's JSON —
+    is then computed once for both)."""
+    ctx = ctx or AuditContext(ledger)
     out: dict[str, list[Finding]] = {}
     for _, check in checks_of("record"):
         for finding in check(ctx):
@@ -59,9 +62,10 @@ def record_findings(ledger: Ledger, ids: set[str] | None = None) -> dict[str, li
     return out
 
 
-def record_facts(ledger: Ledger, ids: set[str] | None = None) -> dict[str, dict[str, Any]]:
+def record_facts(ledger: Ledger, ids: set[str] | None = None, *,
+                 ctx: AuditContext | None = None) -> dict[str, dict[str, Any]]:
     """Facts of every ``split`` check, by check name then record id, for ``ids`` (all when None)."""
-    ctx = AuditContext(ledger)
+    ctx = ctx or AuditContext(ledger)
     out: dict[str, dict[str, Any]] = {}
     for name, check in checks_of("split"):
         found = _module(check).facts(ctx)

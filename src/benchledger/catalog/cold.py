@@ -148,7 +148,9 @@ def _part(own: Ledger, whole: Ledger, entries: list[Entry],
     tables = {name: write_rows(workdir / f"{tag}-{name}.json", producer(own)) for name, producer in producers.items()}
     rows = benchmark_efficiency(own.typed("benchmark", Benchmark), CeilingInputs(whole))
     tables[EFFICIENCY_TABLE] = write_rows(workdir / f"{tag}-{EFFICIENCY_TABLE}.json", rows)
-    return _Part(entries, checking.record_findings(whole, ids), checking.record_facts(whole, ids), tables)
+    ctx = AuditContext(whole)
+    return _Part(entries, checking.record_findings(whole, ids, ctx=ctx), checking.record_facts(whole, ids, ctx=ctx),
+                 tables)
 
 
 def _folder(rel: str) -> str:

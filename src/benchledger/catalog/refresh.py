@@ -27,6 +27,7 @@ from typing import Any
 import duckdb
 
 from benchledger import __version__
+from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
 from benchledger.audit.report import AuditReport
 from benchledger.catalog import checking
@@ -222,11 +223,12 @@ def _apply(con: duckdb.DuckDBPyConnection, root: Path, entries: dict[str, Entry]
     _replace(con, "t_efficiency", "record_id", dirty,
              benchmark_efficiency(parsed.typed("benchmark", Benchmark), inputs), EFFICIENCY_COLUMNS)
     ids = set(parsed.records)
-    _replace(con, "_cache_findings", "record", dirty, _local_rows(checking.record_findings(context, ids)),
+    ctx = AuditContext(context)
+    _replace(con, "_cache_findings", "record", dirty, _local_rows(checking.record_findings(context, ids, ctx=ctx)),
              LOCAL_COLUMNS)
     facts: dict[str, dict[str, Any]] = {name: json.loads(text) for name, text in
                                         con.execute("SELECT check_name, facts FROM _cache_facts").fetchall()}
-    fresh = checking.record_facts(context, ids)
+    fresh = checking.record_facts(context, ids, ctx=ctx)
     for check_name in {*facts, *fresh}:
         by_record = facts.setdefault(check_name, {})
         for record_id in dirty:

@@ -42,13 +42,11 @@ class _Unsure(Exception):
 
 def load_block_yaml(text: str) -> dict[str, Any] | None:
     """The data of a canonical front matter, or None when ``text`` is not in the subset read here."""
-    if not text.endswith("\n") or _UNSURE_TEXT.search(text):
-        return None
+    if not text.endswith("\n") or text.startswith("\n") or "\n\n" in text or " \n" in text or _UNSURE_TEXT.search(text):
+        return None  # blank lines and trailing spaces: left to PyYAML
     lines = []
     for line in text[:-1].split("\n"):
         content = line.lstrip(" ")
-        if not content or line.endswith(" "):
-            return None  # blank lines and trailing spaces: left to PyYAML
         lines.append((len(line) - len(content), content))
     try:
         data, end = _mapping(lines, 0, 0)
@@ -58,10 +56,22 @@ def load_block_yaml(text: str) -> dict[str, Any] | None:
 
 
 def _mapping(lines: list[tuple[int, str]], i: int, indent: int) -> tuple[dict[str, Any], int]:
+    """A block mapping; ``_key_line`` and ``_scalar`` written out in the loop (it runs once per line)."""
     out: dict[str, Any] = {}
     n = len(lines)
-    while i < n and lines[i][0] == indent:
-        key, rest = _key_line(lines[i][1])
+    while i < n:
+        level, content = lines[i]
+        if level != indent:
+            break
+        at = content.find(": ")
+        if at > 0:
+            key, rest = content[:at], content[at + 2 :]
+        elif content[-1] == ":":
+            key, rest = content[:-1], None
+        else:
+            raise _Unsure
+        if key not in _KEYS:
+            _new_key(key)
         if key in out:
             raise _Unsure  # PyYAML reports the duplicate, with its line
         i += 1
@@ -73,7 +83,15 @@ def _mapping(lines: list[tuple[int, str]], i: int, indent: int) -> tuple[dict[st
             else:
                 value = _plain("")
         else:
-            value = _scalar(rest)
+            first = rest[0]
+            if first in _UNSURE_START and (first != "-" or len(rest) == 1 or rest[1] == " "):
+                value = _scalar(rest)
+            elif ": " in rest or " #" in rest or rest[-1] == ":":
+                raise _Unsure  # a mapping or a comment inside: PyYAML decides
+            elif first in _IMPLICIT_FIRST:
+                value = _plain(rest)
+            else:
+                value = rest  # no implicit resolver starts with this character: a string
             if i < n and lines[i][0] > indent:
                 raise _Unsure  # a scalar continued on the next line
         out[key] = value
@@ -113,12 +131,17 @@ def _key_line(content: str) -> tuple[str, str | None]:
     else:
         raise _Unsure
     if key not in _KEYS:
-        if not _KEY.fullmatch(key) or (key[0] in _IMPLICIT_FIRST and _resolve(key) != _STR_TAG):
-            raise _Unsure  # not an identifier, or not a string in YAML 1.1 (``on``, ``null``)
-        if len(_KEYS) >= _MEMO_MAX:
-            _KEYS.clear()
-        _KEYS.add(key)
+        _new_key(key)
     return key, rest
+
+
+def _new_key(key: str) -> None:
+    """Remember a key that is an identifier and a string; else ``_Unsure``."""
+    if not _KEY.fullmatch(key) or (key[0] in _IMPLICIT_FIRST and _resolve(key) != _STR_TAG):
+        raise _Unsure  # not an identifier, or not a string in YAML 1.1 (``on``, ``null``)
+    if len(_KEYS) >= _MEMO_MAX:
+        _KEYS.clear()
+    _KEYS.add(key)
 
 
 def _is_key_line(content: str) -> bool:

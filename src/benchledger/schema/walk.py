@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import cast
+import enum
+from typing import Annotated, Literal, cast, get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -16,7 +17,8 @@ EvidenceItem = Quantity | Known | FeatureClaim
 def walk_evidence(node: object, path: str = "") -> list[tuple[str, EvidenceItem]]:
     """``(dotted.path, item)`` for every Quantity / Known / FeatureClaim under ``node``, in field order; list items
     named by their ``name`` when they have one (arms), else by index. (A plain recursion into one list: the
-    audit walks every record, and nested generators cost a frame per level per item.)"""
+    audit walks every record, and nested generators cost a frame per level per item. A model's fields whose
+    type can hold no evidence — text, numbers, a history — are not visited: ``_fields``.)"""
     out: list[tuple[str, EvidenceItem]] = []
     _walk(node, path, out)
     return out
@@ -28,8 +30,10 @@ def _walk(node: object, path: str, out: list[tuple[str, EvidenceItem]]) -> None:
         out.append((path, cast(EvidenceItem, node)))  # the bit is set for the evidence types only
     if kind & _MODEL:
         prefix = f"{path}." if path else ""
-        for name, value in node.__dict__.items():
-            if name != "body" and not (_KINDS.get(type(value)) or _kind(type(value))) & _LEAF:
+        values = node.__dict__
+        for name in _FIELDS.get(type(node)) or _fields(type(node)):
+            value = values[name]
+            if not (_KINDS.get(type(value)) or _kind(type(value))) & _LEAF:
                 _walk(value, prefix + name, out)
     elif kind & _LIST:
         for index, item in enumerate(cast(list[object], node)):
@@ -66,6 +70,45 @@ def _kind(cls: type) -> int:
         kind |= _EVIDENCE_BIT
     _KINDS[cls] = kind
     return kind
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+"""Model class → the fields whose declared type may hold evidence (validated models hold their declared types:
+the schema validates on assignment too)."""
+_PENDING: set[type] = set()
+
+
+def _fields(cls: type) -> tuple[str, ...]:
+    if cls not in _FIELDS:
+        _PENDING.add(cls)
+        try:
+            fields = getattr(cls, "model_fields", {})
+            _FIELDS[cls] = tuple(name for name, info in fields.items() if name != "body" and _may_hold(info.annotation))
+        finally:
+            _PENDING.discard(cls)
+    return _FIELDS[cls]
+
+
+def _may_hold(annotation: object) -> bool:
+    """Whether a value of this declared type may be or contain evidence (True when unsure)."""
+    if annotation in _LEAVES:
+        return False
+    origin = get_origin(annotation)
+    if origin is Literal:
+        return False
+    if origin is Annotated:
+        return _may_hold(get_args(annotation)[0])
+    if origin is not None:  # unions, lists, tuples, dicts…: any of their arguments
+        return any(_may_hold(arg) for arg in get_args(annotation) if arg is not Ellipsis) or not get_args(annotation)
+    if not isinstance(annotation, type):
+        return True  # Any, a forward reference, a type variable
+    if issubclass(annotation, _EVIDENCE):
+        return True
+    if issubclass(annotation, enum.Enum | str | int | float | dt.date):
+        return False
+    if issubclass(annotation, BaseModel):
+        return annotation in _PENDING or bool(_fields(annotation))  # a model met again inside itself: unsure
+    return True
 
 
 __all__ = ["EvidenceItem", "walk_evidence"]

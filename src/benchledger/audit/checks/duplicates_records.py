@@ -24,9 +24,9 @@ def facts(ctx: AuditContext) -> dict[str, Any]:
     """Per benchmark id: [arm name, sha256 of its fingerprint] for each arm with results."""
     out: dict[str, Any] = {}
     for record in ctx.benchmarks:
-        data = record.model_dump(mode="json", include=_CONDITIONS)
-        out[record.id] = [[arm.name, hashlib.sha256(_fingerprint(data, arm, i).encode("utf-8")).hexdigest()]
-                          for i, arm in enumerate(record.arms) if arm.results]
+        shared = record.subject.model_dump_json(exclude={"host"}) + "\n" + record.workload.model_dump_json()
+        out[record.id] = [[arm.name, hashlib.sha256(_fingerprint(shared, arm).encode("utf-8")).hexdigest()]
+                          for arm in record.arms if arm.results]
     return out
 
 
@@ -44,22 +44,12 @@ def from_facts(facts_by_id: dict[str, Any], kinds: dict[str, str]) -> Iterator[F
                 seen[key] = (record_id, arm)
 
 
-_CONDITIONS: Any = {"subject": True, "workload": True, "arms": {"__all__": {"subject", "workload", "speculative"}}}
-"""The parts of a benchmark its fingerprints read, as ``model_dump(include=...)`` takes them."""
-
-
-def _fingerprint(record: dict[str, Any], arm: Arm, index: int) -> str:
+def _fingerprint(shared: str, arm: Arm) -> str:
     """Conditions (record level + the arm's overrides) and results; names, notes and quotes left out.
 
-    ``record`` is the benchmark's conditions as JSON data (``_CONDITIONS``); ``index`` the arm's place in it.
+    ``shared`` is the record's subject (its host left out) and workload as JSON, one line each (JSON text has
+    no raw newline: the parts cannot run into each other).
     """
-    own = record["arms"][index]
-    parts = [
-        {k: v for k, v in record["subject"].items() if k != "host"},
-        record["workload"],
-        own.get("subject") or "",
-        own.get("workload") or "",
-        own.get("speculative") or "",
-    ]
+    own = [part.model_dump_json() if part is not None else "" for part in (arm.subject, arm.workload, arm.speculative)]
     results = sorted((r.metric, r.stat, float(r.value), r.unit) for r in arm.results)
-    return json.dumps([parts, results])
+    return "\n".join([shared, *own, json.dumps(results)])
