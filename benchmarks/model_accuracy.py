@@ -80,6 +80,10 @@ METHOD_NOTES = (
     "speculative step without the lm_head (`specdec.catch_up_terms`); and it rolls a hybrid model's recurrent state "
     "back from one snapshot per rollback slot, i.e. per verified position, as vLLM does (llama.cpp#28123; "
     "`engines/llamacpp.py`).",
+    "A llama.cpp prefill over a layer split is pipelined: each forward call of n_batch = 2048 prompt tokens is cut "
+    "into n_ubatch = 512-row micro-batches that flow through the stages one behind the other, (U + S − 1) "
+    "stage-times instead of U·S, and every micro-batch streams the weights (an MoE's touched experts) once "
+    "(llama.cpp#6017; `prefill.pipeline_factor`).",
 )
 """Each modelling choice of the hold-out, in one sentence (rendered into the page's method section)."""
 SELECTION_CAVEAT = (
@@ -92,13 +96,13 @@ SELECTION_CAVEAT = (
 HALVES_NOTE = (
     "Development and sealed halves: each campaign falls in one half by the parity of the first byte of the SHA-256 "
     "of its id (`campaigns.campaign_half`), a rule fixed before either half's figures were computed. What was "
-    "watched: every structural choice before the last three notes above was selected while watching both halves (the "
-    "whole page); the faults those three notes address were named from the whole previous page (its rows of both "
-    "halves), and each was chosen for the physics or source it cites, before any figure with it was computed; with "
-    "them in, the development half's figures were looked at and the sealed half's figures are printed as they came "
-    "out of the first run, not looked at before. The rows of both halves are printed below, so the sealed half "
-    "stays a test only for a change selected on the development half. Every fit of either half holds out the "
-    "campaign it predicts."
+    "watched: every structural choice before the last four notes above was selected while watching both halves (the "
+    "whole page); the faults those four notes address were named from the whole previous page (its rows of both "
+    "halves), and each was chosen for the physics or source it cites and written before any figure with it was "
+    "computed. The first three were then run once and that run's figures of both halves were seen; the fourth "
+    "(micro-batch pipelining) had been written before that run ended, and nothing was changed after it. The rows "
+    "of both halves are printed below, so the sealed half stays a test only for a change selected on the "
+    "development half. Every fit of either half holds out the campaign it predicts."
 )
 """What was watched while the model was changed (rendered above the figures)."""
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "model-accuracy.md"

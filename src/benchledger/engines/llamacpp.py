@@ -6,7 +6,11 @@ Physics-model facts: a hybrid (recurrent) model rolls back its state by keeping 
 i.e. per verified position (llama.cpp#28123: "writes one snapshot per rollback slot, like
 llm_build_delta_net_base::build_conv_state already does"); and the draft head's ``process()`` mirrors every target
 batch into the draft context (``common/speculative.cpp``: "process() mirrors whole target batches" for EAGLE3 and
-MTP), one head forward over the verified rows besides the k draft forwards."""
+MTP), one head forward over the verified rows besides the k draft forwards; a prompt is decoded in calls of
+``n_batch`` = 2048 tokens, each cut into ``n_ubatch`` = 512-row micro-batches that a layer split runs as a pipeline
+(llama.cpp#6017, "Pipeline parallelism improves batch processing performance when using multiple GPUs";
+``n_ubatch`` "sets the maximum batch size for computation", default 512; ``n_batch`` 2048 is the default of
+llama-server and llama-bench ``-b``)."""
 
 from __future__ import annotations
 
@@ -35,4 +39,6 @@ PROFILE = EngineProfile(
     tokenize_shape="llamacpp",
     recurrent_state_snapshots_per_position=True,
     draft_head_catch_up=True,
+    prompt_batch=2048,
+    prompt_ubatch=512,
 )

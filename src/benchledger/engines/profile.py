@@ -3,7 +3,8 @@
 A profile names the engine's Prometheus counter families for speculative decoding (differenced over a window)
 and its acceptance gauges (not windowable), the per-response fields that carry acceptance, where its version
 and health are served, the request shape of its ``/tokenize``, whether it writes one recurrent-state snapshot
-per verified position, and whether its draft head re-runs over each verified batch (physics-model inputs). This package imports nothing from benchledger.
+per verified position, whether its draft head re-runs over each verified batch, and how it cuts a prompt into
+micro-batches (physics-model inputs). This package imports nothing from benchledger.
 """
 
 from __future__ import annotations
@@ -65,6 +66,11 @@ class EngineProfile:
     tokenize_shape: TokenizeShape | None = None
     recurrent_state_snapshots_per_position: bool = False
     draft_head_catch_up: bool = False
+    prompt_batch: int = 0
+    """Prompt tokens per forward call (llama.cpp's ``n_batch``); 0: the whole prompt in one forward."""
+    prompt_ubatch: int = 0
+    """Rows per micro-batch within a forward call (llama.cpp's ``n_ubatch``): over a layer split, the micro-batches
+    of one call flow through the stages one behind the other (pipeline parallelism); 0: no micro-batches."""
     """True: after each target forward the engine runs the draft head (MTP / EAGLE) once more over that batch's
     rows to fill the head's own KV cache, a forward separate from the k draft forwards."""
     notes: tuple[str, ...] = field(default_factory=tuple)

@@ -85,11 +85,13 @@ class Scenario:
         return math.ceil(self.concurrency / self.replicas)
 
     def step_config(self) -> StepConfig:
+        profile = profile_for(self.engine)
         return StepConfig(
             model=self.model, hardware=self.hardware, weights=self.weights, kv=self.kv, lm_head=self.lm_head,
             batch=float(self.batch_per_replica), context=float(self.context), tp=self.tp_size,
             stages=max(self.pp, 1), gemv_rows=GEMV_ROWS.get(self.engine or "", 0),
-            draft_catch_up=profile_for(self.engine).draft_head_catch_up,
+            draft_catch_up=profile.draft_head_catch_up, prompt_batch=profile.prompt_batch,
+            prompt_ubatch=profile.prompt_ubatch,
         )
 
 

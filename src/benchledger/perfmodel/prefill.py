@@ -10,12 +10,19 @@ One forward over ``N = P`` rows (per device, after TP sharding; layer-split stag
 - TP all-reduces over ``N × hidden`` activations, one hop per stage boundary;
 - a fixed ``t0_prefill`` (scheduling, tokenization, first-token sampling and streaming).
 
+Over a layer split the stages' times add, except where the engine cuts the prompt into micro-batches
+(``StepConfig.prompt_ubatch``, llama.cpp's ``n_ubatch``) within each forward call (``prompt_batch``): the ``U``
+micro-batches of a call then flow through the ``S`` stages as a pipeline, ``(U + S − 1)`` stage-times instead of
+``U·S`` (``pipeline_factor``); micro-batches of equal cost and evenly split layers are assumed. Each micro-batch
+streams the weights (for an MoE, the experts its rows touch) once, on one device or many.
+
 ``η_p`` (``eta_prefill``) and ``t0_prefill`` are fitted per (hardware, engine) from the ledger's TTFT and prefill
 throughput results (``calibrate.py``); defaults are stated when none is fitted.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from benchledger.perfmodel.roofline import (
@@ -30,6 +37,31 @@ from benchledger.perfmodel.roofline import (
 )
 
 
+def _calls(rows: float, batch: int, ubatch: int) -> list[int]:
+    """Micro-batches in each forward call of a ``rows``-row prefill (one call of one micro-batch without them)."""
+    if ubatch <= 0:
+        return [1]
+    per_call = float(batch) if batch > 0 else rows
+    calls, rest = divmod(rows, per_call)
+    sizes = [per_call] * int(calls) + ([rest] if rest > 0 else [])
+    return [math.ceil(size / ubatch) for size in sizes]
+
+
+def micro_batches(rows: float, batch: int, ubatch: int) -> int:
+    """How many micro-batches of at most ``ubatch`` rows a ``rows``-row prefill runs in (calls of ``batch``)."""
+    return sum(_calls(rows, batch, ubatch))
+
+
+def pipeline_factor(rows: float, stages: int, batch: int, ubatch: int) -> float:
+    """Pipelined / serial time of a prefill of ``rows`` rows over ``stages`` layer-split stages, in forward calls of
+    ``batch`` rows (0: one call) cut into micro-batches of ``ubatch`` rows: ``Σ (U_i + S − 1) / (S · Σ U_i)`` over
+    the calls, ``U_i`` micro-batches in call ``i``; 1 without stages or micro-batches."""
+    if stages <= 1 or ubatch <= 0 or rows <= ubatch:
+        return 1.0
+    micro = _calls(rows, batch, ubatch)
+    return sum(u + stages - 1 for u in micro) / (stages * sum(micro))
+
+
 def prefill_time(cfg: StepConfig, prompt: float, eff: Efficiency, sequences: int = 1) -> StepTime:
     """Terms of one prefill forward over ``prompt`` tokens of each of ``sequences`` requests prefilled together
     (see the module docstring): the GEMMs see ``sequences × prompt`` rows and read the weights once, each
@@ -40,10 +72,13 @@ def prefill_time(cfg: StepConfig, prompt: float, eff: Efficiency, sequences: int
     p = max(prompt, 1.0)
     compute = replace(eff, eta_c=eff.eta_prefill)
     _, peak_w, _ = hw.gemm_peak(cfg.weights.id)
-    w_bytes = m.body_params_streamed(n, cfg.expert_union) * cfg.weights.bytes_per_param / tp
+    micro = micro_batches(n, cfg.prompt_batch, cfg.prompt_ubatch)
+    rows = n / micro  # each micro-batch streams the weights (the experts its rows touch) once
+    w_bytes = micro * m.body_params_streamed(rows, cfg.expert_union) * cfg.weights.bytes_per_param / tp
     w_flops = 2.0 * n * m.body_params_active / tp
-    secs, bound = op_time(w_bytes, w_flops, hw.bandwidth, peak_w, compute)
-    terms = [Term("prefill_gemm", secs, w_bytes, w_flops, bound, f"N={n:g} prompt rows")]
+    secs, bound = op_time(w_bytes / micro, w_flops / micro, hw.bandwidth, peak_w, compute)
+    terms = [Term("prefill_gemm", secs * micro, w_bytes, w_flops, bound,
+                  f"N={n:g} prompt rows" + (f" in {micro} micro-batches" if micro > 1 else ""))]
     _, peak_h, _ = hw.gemm_peak(cfg.lm_head.id)
     h_bytes = m.lm_head_params * cfg.lm_head.bytes_per_param / tp
     h_flops = 2.0 * seqs * m.lm_head_params / tp
@@ -56,6 +91,11 @@ def prefill_time(cfg: StepConfig, prompt: float, eff: Efficiency, sequences: int
     terms.append(Term("prefill_attention", secs, a_bytes, a_flops, bound,
                       f"causal over {p:g} tokens" + (f" × {seqs} requests" if seqs > 1 else "")))
     terms.extend(allreduce_terms(m.allreduces_per_forward, n, m.hidden, hw, tp, eff, "prefill_allreduce"))
+    overlap = pipeline_factor(n, cfg.stages, cfg.prompt_batch, cfg.prompt_ubatch)
+    if overlap < 1.0:
+        terms = [replace(t, seconds=t.seconds * overlap,
+                         detail=f"{t.detail}; micro-batches of {cfg.prompt_ubatch} pipelined over {cfg.stages} "
+                                f"stages (× {overlap:.3g})") for t in terms]
     hops = cfg.stages - 1
     if hops > 0 and eff.links:
         link = hw.link_bandwidth or eff.link_bandwidth
@@ -67,4 +107,4 @@ def prefill_time(cfg: StepConfig, prompt: float, eff: Efficiency, sequences: int
     return StepTime(tuple(terms))
 
 
-__all__ = ["prefill_time"]
+__all__ = ["micro_batches", "pipeline_factor", "prefill_time"]

@@ -106,6 +106,10 @@ class StepConfig:
     """Rows up to which the engine runs GEMMs with a matrix-vector kernel that stays memory-bound (0: none)."""
     draft_catch_up: bool = False
     """The engine re-runs the draft head over each verified batch (``EngineProfile.draft_head_catch_up``)."""
+    prompt_batch: int = 0
+    """Prompt tokens per forward call (0: one call); ``EngineProfile.prompt_batch``."""
+    prompt_ubatch: int = 0
+    """Rows per pipelined micro-batch of a call over ``stages`` (0: none); ``EngineProfile.prompt_ubatch``."""
     notes: list[str] = field(default_factory=list)
 
 

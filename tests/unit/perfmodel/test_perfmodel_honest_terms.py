@@ -92,3 +92,27 @@ def test_llama_cpp_writes_one_recurrent_state_snapshot_per_verified_position(qwe
     # 144 MiB state: one read + T = 3 writes per verify step
     assert state.bytes == pytest.approx(144 * 2**20 * 4)
     assert state.seconds == pytest.approx(144 * 2**20 * 4 / (0.5 * 1000e9))
+
+
+def test_llama_cpp_pipelines_a_prompt_s_micro_batches_over_its_layer_split() -> None:
+    from benchledger.perfmodel.prefill import micro_batches, pipeline_factor
+
+    # a 4096-token prompt: two calls of 2048 tokens, four 512-row micro-batches each, over 4 stages:
+    # (4 + 3) + (4 + 3) stage-times instead of 4 · 8
+    assert pipeline_factor(4096, 4, 2048, 512) == pytest.approx(14 / 32)
+    assert pipeline_factor(4096, 1, 2048, 512) == 1.0  # one device: nothing to overlap
+    assert pipeline_factor(512, 8, 2048, 512) == 1.0  # one micro-batch: the stages run one after another
+    assert micro_batches(3000, 2048, 512) == 6  # 2048 → 4, 952 → 2
+
+
+def test_a_layer_split_prefill_is_pipelined_and_a_tensor_split_one_is_not(llama8b: ModelSpec) -> None:
+    hw = HardwareSpec("gpu", 1000e9, {"bf16": 100e12}).with_count(4)
+    eff = Efficiency(eta_prefill=0.5, t0_prefill=0.0, links=False)
+    one = Scenario(model=llama8b, hardware=hw, weights=BF16, kv=BF16, lm_head=BF16, context=4096.0, concurrency=1,
+                   devices=4, tp=1, pp=4, prompt_tokens=4096.0)
+    llama = predict(Scenario(**{**one.__dict__, "engine": "llama-cpp"}), Params(eff)).prefill_step
+    plain = predict(one, Params(eff)).prefill_step
+    assert llama is not None and plain is not None
+    gemm = 2 * 4096 * llama8b.body_params_active / (0.5 * 100e12)  # compute-bound: 8 micro-batches = one forward
+    assert plain.term("prefill_gemm").seconds == pytest.approx(gemm, rel=1e-6)  # type: ignore[union-attr]
+    assert llama.term("prefill_gemm").seconds == pytest.approx(gemm * 14 / 32, rel=1e-6)  # type: ignore[union-attr]
