@@ -11,7 +11,7 @@ import pytest
 import yaml
 from rich.console import Console
 
-from benchledger.cli.render import rich_table
+from benchledger.cli.render import may_be_terminal, rich_table
 
 from cli_runner import command_tree, run_cli
 from ledger_builder import benchmark, reference_records, source, write_all
@@ -45,6 +45,28 @@ def test_terminal_table_sizes_columns_to_ids_and_numbers() -> None:
     con.print(rich_table(["record_id", "arm", "tok/s", "message"], [(LONG_ID, "c4-mtp-k3", 1000, prose)]))
     text = con.file.getvalue()  # type: ignore[attr-defined]
     assert any(LONG_ID in line and "c4-mtp-k3" in line and "1000" in line for line in text.splitlines())
+
+
+@pytest.mark.parametrize("tty", [False, True])
+@pytest.mark.parametrize("env", [{}, {"FORCE_COLOR": "1"}, {"FORCE_COLOR": ""}, {"TTY_COMPATIBLE": "1"},
+                                 {"TTY_COMPATIBLE": "0"}])
+def test_a_table_skips_rich_only_where_rich_would_print_plain_text(monkeypatch: pytest.MonkeyPatch,
+                                                                    env: dict[str, str], tty: bool) -> None:
+    """``echo_table`` writes plain text without loading rich when ``may_be_terminal`` says no: rich's console
+    must say no there too (a TTY and rich's FORCE_COLOR / TTY_COMPATIBLE overrides)."""
+
+    class Stream(io.StringIO):
+        def isatty(self) -> bool:
+            return tty
+
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    stream = Stream()
+    if Console(file=stream).is_terminal:
+        assert may_be_terminal(stream)
+    assert may_be_terminal(stream) == (tty or bool(env))
 
 
 def _audit_ledger(root: Path) -> Path:

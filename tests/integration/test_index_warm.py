@@ -14,14 +14,20 @@ import duckdb
 
 from benchledger.catalog.cache import CACHE_DIR, STAT_DIGEST, STATS_SUFFIX, current_db, open_index
 from benchledger.catalog.scan import current_stats
+from benchledger.cli.render import plain_table
 
 from ledger_builder import build_mini_ledger
 
 LATER_NS = 60 * 10**9
 """A scan clock this far ahead of the files' times: none of them is racy (``scan.RACY_NS`` is 2 s)."""
 NOT_ON_THE_WARM_PATH = ("benchledger.audit", "benchledger.perfmodel", "benchledger.schema", "benchledger.site",
-                        "benchledger.catalog.refresh", "benchledger.catalog.build", "benchledger.ledger.store",
-                        "yaml", "jinja2", "markdown_it", "rich")
+                        "benchledger.catalog.refresh", "benchledger.catalog.build", "benchledger.catalog.cold",
+                        "benchledger.ledger.store", "benchledger.ledger.io", "benchledger.cli.bench",
+                        "benchledger.cli.model", "benchledger.cli.site", "benchledger.cli.sweep",
+                        "benchledger.cli.imports", "benchledger.cli.outcomes", "benchledger.cli.show",
+                        "yaml", "jinja2", "markdown_it", "rich", "httpx", "numpy")
+"""Neither the audit, the physics model, the schema (pydantic models), the record reader nor other commands'
+modules; pydantic itself loads only where typer (0.29+) builds its parameter adapters (``first_importers``)."""
 
 
 def later() -> int:
@@ -36,23 +42,35 @@ def meta(root: Path) -> dict[str, str]:
         con.close()
 
 
-def warm_cli(tmp_path: Path, *args: str) -> tuple[str, list[str], list[str]]:
-    """Run ``benchledger ARGS`` in a fresh process: its stdout, the modules it imported and every file that
-    Python opened (the ``open`` audit event; DuckDB's own reads of the cache are not Python's)."""
+def warm_cli(tmp_path: Path, *args: str) -> tuple[str, list[str], list[str], dict[str, str]]:
+    """Run ``benchledger ARGS`` in a fresh process: its stdout, the modules it imported, every file that Python
+    opened (the ``open`` audit event; DuckDB's own reads of the cache are not Python's) and, for pydantic, the
+    module whose import first asked for it."""
     report = tmp_path / "loaded.json"
     code = ("import atexit, json, sys\n"
-            "opened = []\n"
+            "opened, first = [], {}\n"
             "sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == 'open' else None)\n"
-            f"atexit.register(lambda: open({str(report)!r}, 'w').write(json.dumps([sorted(sys.modules), opened])))\n"
+            "class FirstImporter:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'pydantic' and name not in first:\n"
+            "            frame = sys._getframe(1)\n"
+            "            while frame.f_globals.get('__name__', '').startswith(('importlib', '_frozen')):\n"
+            "                frame = frame.f_back\n"
+            "            first[name] = frame.f_globals.get('__name__', '')\n"
+            "sys.meta_path.insert(0, FirstImporter())\n"
+            f"atexit.register(lambda: open({str(report)!r}, 'w').write(json.dumps([sorted(sys.modules), opened, "
+            "first])))\n"
             f"sys.argv = ['benchledger', *{list(args)!r}]\n"
             "from benchledger.cli import main\n"
             "main()\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE"):
+        env.pop(name, None)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env,
                          check=False)
     assert out.returncode == 0, out.stderr
-    modules, opened = json.loads(report.read_text(encoding="utf-8"))
-    return out.stdout, modules, opened
+    modules, opened, first = json.loads(report.read_text(encoding="utf-8"))
+    return out.stdout, modules, opened, first
 
 
 def record_files_read(root: Path, opened: list[str]) -> list[str]:
@@ -63,13 +81,15 @@ def test_a_warm_query_loads_neither_records_nor_the_audit(tmp_path: Path) -> Non
     root = build_mini_ledger(tmp_path / "ledger")
     open_index(root, clock=later).close()
     db = current_db(root)
-    out, loaded, opened = warm_cli(tmp_path, "query", "select count(*) as n from benchmarks", "-f", "csv",
-                                   "--ledger", str(root))
-    assert out == "n\n1\n"
-    assert current_db(root) == db  # answered from the cache, not rebuilt
-    assert "benchledger.catalog.cache" in loaded
-    assert [m for m in loaded if m.startswith(NOT_ON_THE_WARM_PATH)] == []
-    assert record_files_read(root, opened) == []
+    sql = "select count(*) as n, 0.5::double as half from benchmarks"
+    for output, expected in (("csv", "n,half\n1,0.5\n"), ("table", plain_table(["n", "half"], [[1, 0.5]]))):
+        out, loaded, opened, first = warm_cli(tmp_path, "query", sql, "-f", output, "--ledger", str(root))
+        assert out == expected
+        assert current_db(root) == db  # answered from the cache, not rebuilt
+        assert "benchledger.catalog.cache" in loaded
+        assert [m for m in loaded if m.startswith(NOT_ON_THE_WARM_PATH)] == [], output
+        assert str(first.get("pydantic", "typer")).startswith("typer"), first
+        assert record_files_read(root, opened) == []
 
 
 def test_a_build_with_racy_files_is_vouched_for_once_they_are_hashed(tmp_path: Path) -> None:
@@ -82,8 +102,8 @@ def test_a_build_with_racy_files_is_vouched_for_once_they_are_hashed(tmp_path: P
     assert open_index(root, clock=later).status == "current"  # hashed, found equal
     stats = Path(f"{db}{STATS_SUFFIX}")
     assert stats.read_text(encoding="ascii").strip() == current_stats(root, json.loads(meta(root)["folders"]))[0]
-    out, _loaded, opened = warm_cli(tmp_path, "query", "select count(*) as n from benchmarks", "-f", "csv",
-                                    "--ledger", str(root))
+    out, _loaded, opened, _first = warm_cli(tmp_path, "query", "select count(*) as n from benchmarks", "-f",
+                                            "csv", "--ledger", str(root))
     assert out == "n\n1\n" and current_db(root) == db
     assert record_files_read(root, opened) == []
 

@@ -9,7 +9,14 @@ from typing import Any
 import typer
 
 from benchledger.cli.options import LedgerOption, console, load
-from benchledger.cli.render import SEVERITY_STYLE, csv_text, display_path, json_text, print_table, tsv_text
+from benchledger.cli.render import (
+    SEVERITY_STYLE,
+    csv_text,
+    display_path,
+    echo_table,
+    json_text,
+    tsv_text,
+)
 
 
 class QueryFormat(StrEnum):
@@ -174,7 +181,7 @@ def query(
     elif output is QueryFormat.json:
         typer.echo(json_text(columns, rows))
     else:
-        print_table(console(), columns, rows)
+        echo_table(columns, rows)
 
 
 def show(

@@ -3,7 +3,8 @@
 One rule for every command: a number or an id is never truncated or wrapped. When stdout is not a terminal
 (a pipe, a file, a test) a table is plain aligned text — numbers right-aligned, every cell whole, lines as long
 as they need to be. In a terminal it is a rich table whose short columns (ids, numbers) keep their full width;
-only long prose (messages, details) wraps.
+only long prose (messages, details) wraps. ``echo_table`` prints to stdout and loads rich only when stdout may
+be a terminal (``query``'s warm path stays light).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -103,6 +106,29 @@ def print_table(con: Console, columns: Sequence[str], rows: Sequence[Sequence[An
         con.file.flush()
 
 
+def may_be_terminal(stream: Any) -> bool:
+    """Whether rich could take ``stream`` for a terminal: it is a TTY, or ``FORCE_COLOR`` / ``TTY_COMPATIBLE``
+    is set (rich's own overrides). When not, rich would print a table as ``plain_table``, so it need not load."""
+    if "FORCE_COLOR" in os.environ or "TTY_COMPATIBLE" in os.environ:
+        return True
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty is not None and isatty())
+    except ValueError:  # a closed stream
+        return False
+
+
+def echo_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], title: str | None = None) -> None:
+    """``print_table`` on stdout, the same bytes; rich loads only when stdout may be a terminal."""
+    if may_be_terminal(sys.stdout):
+        from benchledger.cli.options import console
+
+        print_table(console(), columns, rows, title)
+    else:
+        sys.stdout.write(plain_table(columns, rows, title))
+        sys.stdout.flush()
+
+
 def csv_text(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -120,7 +146,9 @@ __all__ = [
     "cell",
     "csv_text",
     "display_path",
+    "echo_table",
     "json_text",
+    "may_be_terminal",
     "plain_table",
     "print_table",
     "rich_table",
