@@ -37,10 +37,13 @@ def tidy_metavars(command: Any, ctx: Any) -> None:
     for param in command.params:
         if getattr(param, "param_type_name", "") != "option" or param.metavar is not None:
             continue
-        label = param.display_type(ctx) if hasattr(param, "display_type") else ""
-        if param.is_flag or label == "<bool>":
+        if hasattr(param, "display_type"):  # typer 0.29+
+            label = param.display_type(ctx)
+        else:  # typer before 0.29: the click type's name
+            label = f"<{getattr(param.type, 'name', '')}>"
+        if param.is_flag or label in ("<bool>", "<boolean>"):
             param.metavar = ""
-        elif "|" in label:
+        elif "|" in label or label == "<choice>":
             continue
         elif label in ("<dir>", "<directory>"):
             param.metavar = "DIR"
