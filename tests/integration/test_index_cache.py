@@ -94,6 +94,12 @@ def apply(root: Path, op: str, target: str, other: str, value: float) -> None:
     elif op == "misplaced":
         (bench / f"{target}.md").write_text((root / "models" / "test-model.md").read_text(encoding="utf-8"),
                                             encoding="utf-8")
+    elif op == "model-in-benchmarks":  # a new model record in the wrong folder, named by other benchmarks
+        model = (root / "models" / "test-model.md").read_text(encoding="utf-8")
+        path.write_text(model.replace("id: test-model", f"id: {target}"), encoding="utf-8")
+        data = benchmark(other)
+        data["subject"]["model"] = target
+        _write(root, data)
     elif op == "same-id-elsewhere":  # a model record with a benchmark's id
         model = (root / "models" / "test-model.md").read_text(encoding="utf-8")
         (root / "models" / f"{target}.md").write_text(model.replace("id: test-model", f"id: {target}"),
@@ -114,7 +120,7 @@ def apply(root: Path, op: str, target: str, other: str, value: float) -> None:
 
 IDS = st.sampled_from(["test-bench", "phys-a", "phys-b", "new-one", "new-two"])
 OPS = st.sampled_from(["write", "write", "physics", "duplicate", "contest", "break", "delete", "delete", "rename",
-                       "misplaced", "same-id-elsewhere", "source", "waiver", "run", "run-secret"])
+                       "misplaced", "model-in-benchmarks", "same-id-elsewhere", "source", "waiver", "run", "run-secret"])
 STEPS = st.lists(st.tuples(OPS, IDS, IDS, st.floats(min_value=0.5, max_value=5e5, allow_nan=False)),
                  min_size=1, max_size=4)
 
@@ -129,6 +135,20 @@ def test_the_cached_index_equals_a_fresh_build_after_any_edits(tmp_path_factory:
     for i, (op, target, other, value) in enumerate(steps, 1):
         apply(root, op, target, other, value)
         assert_cache_equals_fresh(root, base / f"s{i}")
+
+
+def test_a_record_of_another_kind_in_benchmarks_reaches_the_records_that_name_it(tmp_path: Path) -> None:
+    """A model record written into benchmarks/ changes what the benchmarks naming it check (their ceilings)."""
+    root = make_ledger(tmp_path / "ledger")
+    data = benchmark("needs-foo")
+    data["subject"]["model"] = "foo"
+    _write(root, data)
+    assert_cache_equals_fresh(root, tmp_path / "s0")
+    model = (root / "models" / "test-model.md").read_text(encoding="utf-8")
+    (root / "benchmarks" / "foo.md").write_text(model.replace("id: test-model", "id: foo"), encoding="utf-8")
+    assert_cache_equals_fresh(root, tmp_path / "s1")
+    (root / "benchmarks" / "foo.md").unlink()
+    assert_cache_equals_fresh(root, tmp_path / "s2")
 
 
 def test_only_changed_benchmark_files_are_reprocessed(tmp_path: Path) -> None:

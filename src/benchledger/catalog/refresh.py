@@ -194,6 +194,9 @@ def _update(root: Path, tmp: Path, previous: Path, state: CachedState, files: di
                for rel, stat in files.items()}
         if _duplicates(old.values()) or _duplicates(new.values()):
             raise _Rebuild
+        if any(e.kind not in (None, "benchmark") for e in (*(old[r] for r in (*changed, *removed) if r in old),
+                                                          *(new[r] for r in changed))):
+            raise _Rebuild  # a record of another kind in benchmarks/: what the other records read changed
         dirty = sorted({e.record_id for r in (*changed, *removed) if r in old and (e := old[r]).record_id}
                        | set(parsed.records))
         context = _context(root, new)
