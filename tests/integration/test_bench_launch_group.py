@@ -5,8 +5,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import socket
+import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -42,9 +46,6 @@ def test_stopping_an_engine_stops_the_workers_it_forked(tmp_path: Path) -> None:
 
 
 def test_sigint_while_waiting_for_health_stops_the_engine_group(tmp_path: Path) -> None:
-    import signal
-    import subprocess
-    import time
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -95,48 +96,10 @@ def test_the_engine_log_is_masked_while_the_engine_runs(tmp_path: Path) -> None:
     assert "argv:" in text and not any(s in text for s in SECRETS)
 
 
-def test_a_sigkilled_benchledger_leaves_no_secret_in_the_engine_log(tmp_path: Path) -> None:
-    import signal
-    import subprocess
-
-    port = _free_port()
-    script = (
-        "import asyncio, sys, time\n"
-        "from pathlib import Path\n"
-        "from benchledger.bench.launch import launch\n"
-        f"eng = asyncio.run(launch('base', {_engine(tmp_path, port)!r}, 'http://127.0.0.1:{port}', "
-        f"Path({str(tmp_path)!r}), timeout=60))\n"
-        "print(eng.process.pid, flush=True)\n"
-        "time.sleep(300)\n")
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    engine_pid = None
-    try:
-        assert proc.stdout is not None
-        engine_pid = int(proc.stdout.readline())  # the engine is up and has printed its argv
-        proc.send_signal(signal.SIGKILL)  # benchledger dies without any chance to clean up
-        proc.wait(10)
-        text = (tmp_path / "engine-base.log").read_text()
-        assert "argv:" in text and not any(s in text for s in SECRETS)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(10)
-        if proc.stdout is not None:
-            proc.stdout.close()
-        if engine_pid is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(engine_pid, signal.SIGKILL)
-
-
-def test_a_sigkilled_benchledger_takes_its_engine_with_it(tmp_path: Path) -> None:
-    """Linux: the engine gets the parent-death signal (SIGTERM) when the benchledger process that launched it
-    (from its main thread) is SIGKILLed and cannot stop the group itself."""
-    import signal
-    import subprocess
-    import time
-
-    if not sys.platform.startswith("linux"):
-        pytest.skip("PR_SET_PDEATHSIG is Linux-only: elsewhere the engine outlives a SIGKILLed benchledger")
+@contextlib.contextmanager
+def _benchledger_that_launched_an_engine(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], int, str]]:
+    """A Python process that launches the fake engine through ``launch`` from its main thread, prints the engine's
+    pid and whether the parent-death signal is armed, then idles; it and the engine group are reaped at the end."""
     port = _free_port()
     script = (
         "import asyncio, time\n"
@@ -150,15 +113,9 @@ def test_a_sigkilled_benchledger_takes_its_engine_with_it(tmp_path: Path) -> Non
     engine_pid = None
     try:
         assert proc.stdout is not None
-        pid_text, armed = proc.stdout.readline().split()
+        pid_text, armed = proc.stdout.readline().split()  # the engine is up and has printed its argv
         engine_pid = int(pid_text)
-        assert armed == "True" and _alive(engine_pid)  # healthy and serving
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(10)
-        deadline = time.monotonic() + 30  # a bound on a hang, not a timing tolerance: it ends at the first poll
-        while _alive(engine_pid):     # that sees the engine gone
-            assert time.monotonic() < deadline, "the engine outlived the SIGKILLed benchledger"
-            time.sleep(0.01)
+        yield proc, engine_pid, armed
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -168,6 +125,29 @@ def test_a_sigkilled_benchledger_takes_its_engine_with_it(tmp_path: Path) -> Non
         if engine_pid is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(engine_pid, signal.SIGKILL)
+
+
+def test_a_sigkilled_benchledger_leaves_no_secret_in_the_engine_log(tmp_path: Path) -> None:
+    with _benchledger_that_launched_an_engine(tmp_path) as (proc, _engine_pid, _armed):
+        proc.send_signal(signal.SIGKILL)  # benchledger dies without any chance to clean up
+        proc.wait(10)
+        text = (tmp_path / "engine-base.log").read_text()
+        assert "argv:" in text and not any(s in text for s in SECRETS)
+
+
+def test_a_sigkilled_benchledger_takes_its_engine_with_it(tmp_path: Path) -> None:
+    """Linux: the engine gets the parent-death signal (SIGTERM) when the benchledger process that launched it
+    (from its main thread) is SIGKILLed and cannot stop the group itself."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("PR_SET_PDEATHSIG is Linux-only: elsewhere the engine outlives a SIGKILLed benchledger")
+    with _benchledger_that_launched_an_engine(tmp_path) as (proc, engine_pid, armed):
+        assert armed == "True" and _alive(engine_pid)  # healthy and serving
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        deadline = time.monotonic() + 30  # a bound on a hang, not a timing tolerance: it ends at the first poll
+        while _alive(engine_pid):     # that sees the engine gone
+            assert time.monotonic() < deadline, "the engine outlived the SIGKILLed benchledger"
+            time.sleep(0.01)
 
 
 def test_the_parent_death_signal_is_set_only_from_the_main_thread() -> None:
