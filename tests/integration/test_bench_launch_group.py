@@ -46,7 +46,6 @@ def test_stopping_an_engine_stops_the_workers_it_forked(tmp_path: Path) -> None:
 
 
 def test_sigint_while_waiting_for_health_stops_the_engine_group(tmp_path: Path) -> None:
-
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
