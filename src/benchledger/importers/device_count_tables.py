@@ -29,13 +29,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchledger.errors import ImportFormatError
 from benchledger.importers import device_count_catalog as catalog
 from benchledger.importers.common import fill_omitted, hoist_shared, known, quoted_result, record_id, slugify
 from benchledger.importers.context import ImportContext
 from benchledger.importers.git_snapshot import Snapshot, StoredFile
 from benchledger.importers.snapshot_source import (
     created,
+    markdown_tables,
     owner_repo,
     snapshot_file_source,
     snapshot_source_id,
@@ -117,12 +117,7 @@ def count_tables(text: str) -> list[CountTable]:
 def build_snapshots(paths: list[Path], ctx: ImportContext) -> None:
     """Add one source per Markdown file with device-count tables and its experiments (see the module docstring)."""
     for path in paths:
-        snap = Snapshot.open(path)
-        files = snap.read([p for p in sorted(snap.blobs) if p.lower().endswith(".md")])
-        found = {p: ts for p, f in files.items() if (ts := count_tables(f.text))}
-        if not found:
-            raise ImportFormatError(path, "*.md", "no table of | Model | N x <device> | … | at commit "
-                                    f"{snap.commit}")
+        snap, files, found = markdown_tables(path, count_tables, "table of | Model | N x <device> | … |")
         for name, file_tables in found.items():
             _import_file(snap, files[name], file_tables, ctx)
 

@@ -26,7 +26,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchledger.errors import ImportFormatError
 from benchledger.importers import device_speed_catalog as catalog
 from benchledger.importers.common import (
     fill_omitted,
@@ -41,6 +40,7 @@ from benchledger.importers.context import ImportContext
 from benchledger.importers.git_snapshot import Snapshot, StoredFile
 from benchledger.importers.snapshot_source import (
     created,
+    markdown_tables,
     owner_repo,
     snapshot_file_source,
     snapshot_source_id,
@@ -112,12 +112,7 @@ def _cells(line: str) -> list[str]:
 def build_snapshots(paths: list[Path], ctx: ImportContext) -> None:
     """Add one source per Markdown file with device-speed tables and its experiments (see the module docstring)."""
     for path in paths:
-        snap = Snapshot.open(path)
-        files = snap.read([p for p in sorted(snap.blobs) if p.lower().endswith(".md")])
-        found = {p: ts for p, f in files.items() if (ts := device_tables(f.text))}
-        if not found:
-            raise ImportFormatError(path, "*.md", "no table with a Device column and a tokens/sec column at commit "
-                                    f"{snap.commit}")
+        snap, files, found = markdown_tables(path, device_tables, "table with a Device column and a tokens/sec column")
         seen: dict[tuple[str, ...], str] = {}
         for name in sorted(found, key=lambda p: (-sum(len(t.rows) for t in found[p]), p)):
             _import_file(snap, files[name], found[name], seen, ctx)

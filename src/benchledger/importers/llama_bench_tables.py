@@ -28,7 +28,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchledger.errors import ImportFormatError
 from benchledger.importers import llama_bench_catalog as catalog
 from benchledger.importers.common import (
     fill_omitted,
@@ -52,6 +51,7 @@ from benchledger.importers.llama_bench_markdown import (
 )
 from benchledger.importers.snapshot_source import (
     created,
+    markdown_tables,
     owner_repo,
     snapshot_file_source,
     snapshot_source_id,
@@ -73,13 +73,9 @@ _HARDWARE_CELL = re.compile(r"^(?P<name>.+?)(?:\s*[*×]\s*(?P<count>\d+))?$")
 def build_snapshots(paths: list[Path], ctx: ImportContext) -> None:
     """Add one source per Markdown file with llama-bench tables and its experiments (see the module docstring)."""
     for path in paths:
-        snap = Snapshot.open(path)
-        files = snap.read([p for p in sorted(snap.blobs) if p.lower().endswith(".md")])
-        found = {p: [t for t in tables(f.text) if t.wide or is_eval(t)] for p, f in files.items()}
-        found = {p: ts for p, ts in found.items() if ts}
-        if not found:
-            raise ImportFormatError(path, "*.md", "no llama-bench table (| GPU | Model | tg N | pp N |) or eval-rate "
-                                    f"table (| System | … | Eval Rate |) at commit {snap.commit}")
+        snap, files, found = markdown_tables(
+            path, lambda text: [t for t in tables(text) if t.wide or is_eval(t)],
+            "llama-bench table (| GPU | Model | tg N | pp N |) or eval-rate table (| System | … | Eval Rate |)")
         for name, file_tables in found.items():
             _import_file(snap, files[name], file_tables, ctx)
 

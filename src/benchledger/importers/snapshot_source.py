@@ -6,7 +6,9 @@ Shared by the table importers that read snapshots (``llama_bench_tables.py``, ``
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from benchledger.errors import ImportFormatError
 from benchledger.importers.common import record_id, slugify
@@ -14,6 +16,20 @@ from benchledger.importers.context import ImportContext
 from benchledger.importers.git_snapshot import Snapshot, StoredFile
 from benchledger.importers.stored_files import storable, stored_block
 from benchledger.schema import HistoryEntry, Source
+
+T = TypeVar("T")
+
+
+def markdown_tables(path: Path, find: Callable[[str], list[T]], wanted: str,
+                    ) -> tuple[Snapshot, dict[str, StoredFile], dict[str, list[T]]]:
+    """The snapshot at ``path``, its Markdown files, and the tables ``find`` reads from each file that has any
+    (in path order); no such file at all is an ``ImportFormatError`` naming ``wanted`` and the commit."""
+    snap = Snapshot.open(path)
+    files = snap.read([p for p in sorted(snap.blobs) if p.lower().endswith(".md")])
+    found = {p: ts for p, f in files.items() if (ts := find(f.text))}
+    if not found:
+        raise ImportFormatError(path, "*.md", f"no {wanted} at commit {snap.commit}")
+    return snap, files, found
 
 
 def owner_repo(snap: Snapshot) -> str:
