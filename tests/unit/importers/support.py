@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 from benchledger.audit import run_audit
+from benchledger.importers import import_files
 from benchledger.importers.common import ImportOptions
 from benchledger.ledger.store import Ledger
 from benchledger.schema import Benchmark
@@ -63,3 +64,12 @@ def snapshot_repo(tmp_path: Path, files: dict[str, str], url: str, date: str) ->
                  ("add", "-A"), ("commit", "-q", "-m", "results")):
         git(root, *args, date=date)
     return root
+
+
+def assert_reimport_changes_nothing(format_name: str, paths: list[Path], root: Path) -> None:
+    """Importing ``paths`` a second time reports every record unchanged and leaves every ledger byte as it was."""
+    import_files(format_name, paths, root, options())
+    before = snapshot(root)
+    again = import_files(format_name, paths, root, options())
+    assert {o.status for o in again} == {"unchanged"}
+    assert snapshot(root) == before

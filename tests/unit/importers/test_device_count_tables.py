@@ -7,7 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.unit.importers.support import audit_errors, options, snapshot, snapshot_repo
+from tests.unit.importers.support import (
+    assert_reimport_changes_nothing,
+    audit_errors,
+    options,
+    snapshot,
+    snapshot_repo,
+)
 
 from benchledger.errors import ImportFormatError
 from benchledger.importers import import_files
@@ -87,12 +93,7 @@ def test_cells_become_arms_quoted_with_their_row(tmp_path: Path, readme: str, le
 
 def test_reimport_changes_nothing(tmp_path: Path, readme: str, ledger_dir: Path) -> None:
     _references(ledger_dir)
-    repo = _repo(tmp_path, readme)
-    import_files("device-count-tables", [repo], ledger_dir, options())
-    before = snapshot(ledger_dir)
-    again = import_files("device-count-tables", [repo], ledger_dir, options())
-    assert {o.status for o in again} == {"unchanged"}
-    assert snapshot(ledger_dir) == before
+    assert_reimport_changes_nothing("device-count-tables", [_repo(tmp_path, readme)], ledger_dir)
 
 
 def test_malformed_rows_are_reported_and_skipped(tmp_path: Path, readme: str, ledger_dir: Path) -> None:

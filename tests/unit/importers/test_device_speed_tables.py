@@ -6,7 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.unit.importers.support import audit_errors, options, snapshot, snapshot_repo
+from tests.unit.importers.support import (
+    assert_reimport_changes_nothing,
+    audit_errors,
+    options,
+    snapshot,
+    snapshot_repo,
+)
 
 from benchledger.errors import ImportFormatError
 from benchledger.importers import import_files
@@ -86,12 +92,7 @@ def test_rows_become_arms_quoted_with_their_row(tmp_path: Path, performance: str
 
 def test_reimport_changes_nothing(tmp_path: Path, performance: str, ledger_dir: Path) -> None:
     _references(ledger_dir)
-    repo = _repo(tmp_path, {"docs/performance.md": performance})
-    import_files("device-speed-tables", [repo], ledger_dir, options())
-    before = snapshot(ledger_dir)
-    again = import_files("device-speed-tables", [repo], ledger_dir, options())
-    assert {o.status for o in again} == {"unchanged"}
-    assert snapshot(ledger_dir) == before
+    assert_reimport_changes_nothing("device-speed-tables", [_repo(tmp_path, {"docs/performance.md": performance})], ledger_dir)
 
 
 def test_a_row_restated_in_another_file_is_imported_once(tmp_path: Path, performance: str, ledger_dir: Path) -> None:

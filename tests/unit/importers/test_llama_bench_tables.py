@@ -7,7 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.unit.importers.support import audit_errors, benchmark, options, snapshot, snapshot_repo
+from tests.unit.importers.support import (
+    assert_reimport_changes_nothing,
+    audit_errors,
+    benchmark,
+    options,
+    snapshot,
+    snapshot_repo,
+)
 
 from benchledger.errors import ImportFormatError
 from benchledger.importers import import_files
@@ -100,12 +107,7 @@ def test_rows_become_arms_quoted_with_their_row(tmp_path: Path, readme: str, led
 
 def test_reimport_changes_nothing(tmp_path: Path, readme: str, ledger_dir: Path) -> None:
     _references(ledger_dir)
-    repo = _repo(tmp_path, readme)
-    import_files("llama-bench-tables", [repo], ledger_dir, options())
-    before = snapshot(ledger_dir)
-    again = import_files("llama-bench-tables", [repo], ledger_dir, options())
-    assert {o.status for o in again} == {"unchanged"}
-    assert snapshot(ledger_dir) == before
+    assert_reimport_changes_nothing("llama-bench-tables", [_repo(tmp_path, readme)], ledger_dir)
 
 
 def test_malformed_rows_and_cells_are_reported_and_skipped(tmp_path: Path, readme: str, ledger_dir: Path) -> None:
