@@ -10,12 +10,36 @@ import random
 import pytest
 
 from benchledger.audit.numbers import normalise_space, value_in_text
-from benchledger.importers.stored_files import StoredBlock
+from benchledger.importers.stored_files import StoredBlock, stored_files
+from benchledger.ledger.store import Ledger
+from benchledger.schema import Benchmark, Known, Source
 
 SEED = 16
 SAMPLE = 50
 Number = tuple[str, str, float, str | None, str, StoredBlock]
 """(record, field, value, unit, quote, stored file block)."""
+
+
+def imported_numbers(ledger: Ledger, formats: tuple[str, ...], *, workload: bool = False) -> list[Number]:
+    """(record, field, value, unit, quote, file block) of every quoted result of a benchmark record that one of
+    ``formats`` created, with its workload's quoted input/output token counts when ``workload``; each such record's
+    first source stores one file."""
+    out: list[Number] = []
+    for record in ledger.typed("benchmark", Benchmark):
+        if not record.history or not any(f in record.history[0].change for f in formats):
+            continue
+        source = ledger.get(record.sources[0])
+        assert isinstance(source, Source)
+        (block,) = stored_files(source.body).values()  # one stored file per source
+        for arm in record.arms:
+            for i, r in enumerate(arm.results):
+                assert r.quote is not None
+                out.append((record.id, f"{arm.name}.results.{i}", float(r.value), r.unit, r.quote, block))
+            for name in ("input_tokens", "output_tokens") if workload else ():
+                item = getattr(arm.workload, name) if arm.workload else None
+                if isinstance(item, Known) and isinstance(item.value, int | float) and item.quote:
+                    out.append((record.id, f"{arm.name}.workload.{name}", float(item.value), None, item.quote, block))
+    return out
 
 
 def git_blob_id(data: bytes) -> str:
