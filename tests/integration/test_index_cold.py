@@ -5,6 +5,7 @@ is reported, never waited for; Ctrl-C during a parallel build ends the command a
 from __future__ import annotations
 
 import copy
+import gc
 import json
 import os
 import signal
@@ -118,6 +119,39 @@ def test_a_worker_that_raises_or_dies_is_reported() -> None:
     assert "_fails" in str(raised.value.__cause__)
     with pytest.raises(LedgerError, match="exited with status 3"), ForkedCalls([_dies]) as calls:
         calls.results()
+
+
+class _EndsAForkedCopy:
+    """Garbage whose finaliser is unsafe in a forked copy (like an engine handle's): run there, it kills it."""
+
+    def __init__(self) -> None:
+        self.owner = os.getpid()
+        self.cycle = self
+
+    def __del__(self) -> None:
+        if os.getpid() != self.owner:
+            os._exit(7)
+
+
+def _collect() -> int:
+    return gc.collect()
+
+
+def test_a_worker_never_finalises_the_parents_garbage() -> None:
+    """The CI crash (a worker's collector finalising an object the parent left as cyclic garbage), made certain:
+    the garbage is there at the fork and the worker collects."""
+    enabled = gc.isenabled()
+    gc.disable()
+    gc.unfreeze()  # as a library caller's process: nothing frozen (an in-process CLI test may have frozen it)
+    try:
+        _EndsAForkedCopy()  # garbage from here on, kept until a collection
+        with ForkedCalls([_collect, _collect]) as calls:
+            assert all(isinstance(n, int) for n in calls.results())
+        assert gc.get_freeze_count() == 0  # the parent's objects are collectable again
+        assert gc.collect() >= 1  # collected here, in its own process
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _children(pid: int) -> list[int]:

@@ -8,11 +8,18 @@ ignore SIGINT (a terminal's Ctrl-C reaches the whole process group): the parent 
 them. A child that raises sends its exception back and the parent raises it; one that dies without a
 result is a ``LedgerError`` naming its exit status. Forking is used only where it is safe and cheap
 (Linux); ``fork_available`` says whether it is.
+
+Every object alive at the fork is frozen (``gc.freeze``) first, as the ``gc`` documentation advises for
+fork without exec: a child's cyclic collector then never finalises the parent's garbage — an engine
+handle, a database connection or an event loop whose finaliser is not safe in a forked copy (it crashed a
+child with SIGSEGV). The parent's own freeze, if it had one, is kept; else its objects are unfrozen once
+every child has started.
 """
 
 from __future__ import annotations
 
 import ctypes
+import gc
 import multiprocessing
 import os
 import signal
@@ -71,12 +78,17 @@ class ForkedCalls:
 
     def __enter__(self) -> ForkedCalls:
         context = multiprocessing.get_context("fork")
+        frozen_before = gc.get_freeze_count()
+        gc.freeze()  # the children's collectors must not finalise what this process left as garbage
         try:
             for call in self._calls:
                 self._start(context, call)
         except BaseException:
             self._end_all()
             raise
+        finally:
+            if not frozen_before:
+                gc.unfreeze()
         return self
 
     def _start(self, context: Any, call: Callable[[], Any]) -> None:
