@@ -113,6 +113,9 @@ def apply(root: Path, op: str, target: str, other: str, value: float) -> None:
     elif op == "run":
         (root / "runs").mkdir(exist_ok=True)
         (root / "runs" / f"{target}.jsonl").write_text(f"{value}\n", encoding="utf-8")
+    elif op == "subfolder":  # a file in a sub-folder of benchmarks/: never loaded, always reported
+        (bench / "sub").mkdir(exist_ok=True)
+        (bench / "sub" / f"{target}.md").write_text(f"stray {value}\n", encoding="utf-8")
     elif op == "run-secret":  # a finding about a run folder, not a record
         (root / "runs" / target).mkdir(parents=True, exist_ok=True)
         (root / "runs" / target / "env.txt").write_text(f"HF_TOKEN=hf_{'x' * 34}{int(value)}\n", encoding="utf-8")
@@ -120,7 +123,8 @@ def apply(root: Path, op: str, target: str, other: str, value: float) -> None:
 
 IDS = st.sampled_from(["test-bench", "phys-a", "phys-b", "new-one", "new-two"])
 OPS = st.sampled_from(["write", "write", "physics", "duplicate", "contest", "break", "delete", "delete", "rename",
-                       "misplaced", "model-in-benchmarks", "same-id-elsewhere", "source", "waiver", "run", "run-secret"])
+                       "misplaced", "model-in-benchmarks", "same-id-elsewhere", "source", "waiver", "run", "run-secret",
+                       "subfolder"])
 STEPS = st.lists(st.tuples(OPS, IDS, IDS, st.floats(min_value=0.5, max_value=5e5, allow_nan=False)),
                  min_size=1, max_size=4)
 
@@ -163,6 +167,29 @@ def test_only_changed_benchmark_files_are_reprocessed(tmp_path: Path) -> None:
     assert open_index(root).status == "current"
     apply(root, "source", "", "", 3.0)  # a source can change any benchmark's findings: everything again
     assert assert_cache_equals_fresh(root, tmp_path / "b").startswith("rebuilt")
+
+
+def test_an_update_keeps_the_findings_it_does_not_reach_and_redoes_the_rest(tmp_path: Path) -> None:
+    """An update replaces the findings of the changed records and every combined finding (split checks, files,
+    waived), keeps the rest; a changed ``waivers.yaml`` waives every finding again."""
+    root = make_ledger(tmp_path / "ledger")
+    later = lambda: time.time_ns() + 60 * 10**9  # noqa: E731 - no file is racy at this clock
+    apply(root, "subfolder", "stray", "", 1.0)
+    apply(root, "contest", "new-one", "test-bench", 1.0)  # warnings about new-one (a split check)
+    open_index(root, clock=later).close()
+    steps = [("write", "phys-a", 2.0), ("waiver", "new-one", 0.0), ("write", "new-one", 3.0),
+             ("waiver", "test-bench", 0.0), ("delete", "new-one", 0.0), ("break", "phys-b", 0.0)]
+    for i, (op, target, value) in enumerate(steps):
+        apply(root, op, target, "test-bench", value)
+        index = open_index(root, clock=later)
+        status = index.status
+        index.close()
+        assert status.startswith("updated"), (op, status)
+        assert assert_cache_equals_fresh(root, tmp_path / f"s{i}") == "current"
+    index = open_index(root, clock=later)
+    codes = {f.code for f in index.report().findings}
+    index.close()
+    assert {"files.in-subfolder", "schema.invalid", "waivers.unused"} <= codes
 
 
 def test_an_update_reads_no_run_file(tmp_path: Path) -> None:

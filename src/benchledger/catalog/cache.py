@@ -48,12 +48,12 @@ POINTER = "CURRENT"
 """The file in the cache folder that names the current database (replaced atomically)."""
 DB_NAME = re.compile(r"index-[0-9a-f]{32}\.duckdb")
 META_KEYS = ("format", "version", "code", "root", "folders", "hashed_files", "hashed_digests", "others",
-             "records_checked", "stat_digest")
+             "records_checked", "misplaced", "stat_digest")
 """What ``_cache_meta`` holds (``refresh._meta_rows`` writes it)."""
 STATS_SUFFIX = ".stats"
 """``<db>.stats``: the stat digest of the record files that database was last found current for."""
 STAT_DIGEST = re.compile(r"[0-9a-f]{64}")
-CACHE_FORMAT = "1"
+CACHE_FORMAT = "2"
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
 

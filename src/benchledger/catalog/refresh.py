@@ -56,9 +56,9 @@ from benchledger.catalog.tables import (
     FINDING_COLUMNS,
     benchmark_efficiency,
 )
-from benchledger.ledger.index import RECORD_KEYS, TABLES, Columns, create_table, insert_files, insert_rows
+from benchledger.ledger.index import RECORD_KEYS, TABLES, Columns, create_table, insert_files, write_rows
 from benchledger.ledger.io import load_record_bytes
-from benchledger.ledger.paths import FOLDER_KINDS
+from benchledger.ledger.paths import FOLDER_KINDS, misplaced_files
 from benchledger.ledger.rows import Row
 from benchledger.ledger.sql import quote_identifier
 from benchledger.ledger.store import Ledger, gc_paused, misplaced_file_errors
@@ -74,13 +74,38 @@ FILE_COLUMNS: Columns = {
 }
 LOCAL_COLUMNS: Columns = {"record": "VARCHAR", "code": "VARCHAR", "severity": "VARCHAR", "field": "VARCHAR",
                           "message": "VARCHAR"}
-FACT_COLUMNS: Columns = {"check_name": "VARCHAR", "facts": "VARCHAR"}
-"""One row per ``split`` check: its facts of every record, as one JSON object keyed by record id."""
+FACT_COLUMNS: Columns = {"check_name": "VARCHAR", "record": "VARCHAR", "facts": "VARCHAR"}
+"""One row per ``split`` check and record: that record's facts as JSON (an update replaces the changed records')."""
 META_COLUMNS: Columns = {"key": "VARCHAR", "value": "VARCHAR"}
 
 
 class _Rebuild(Exception):
     """The change cannot be applied incrementally; rebuild."""
+
+
+@dataclass
+class _Tables:
+    """The database being written, and a folder for the rows on their way in (``ledger.index.insert_files``)."""
+
+    con: duckdb.DuckDBPyConnection
+    folder: Path
+    written: int = 0
+
+    def insert(self, table: str, columns: Columns, rows: Iterable[Row]) -> None:
+        listed = list(rows)
+        if listed:  # (no file, no read for none)
+            self.written += 1
+            insert_files(self.con, table, columns, [write_rows(self.folder / f"rows-{self.written}.json", listed)])
+
+    def replace(self, table: str, key: str, ids: list[str], rows: Iterable[Row], columns: Columns) -> None:
+        """Delete the rows whose ``key`` is one of ``ids``, then insert ``rows``."""
+        self.con.execute(f"DELETE FROM {quote_identifier(table)} WHERE {quote_identifier(key)} IN "
+                         "(SELECT unnest(?::VARCHAR[]))", [ids])
+        self.insert(table, columns, rows)
+
+    def fill(self, table: str, columns: Columns, rows: Iterable[Row]) -> None:
+        create_table(self.con, table, columns)
+        self.insert(table, columns, rows)
 
 
 @dataclass(frozen=True)
@@ -152,22 +177,24 @@ def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs,
     with tempfile.TemporaryDirectory(prefix="benchledger-rows-") as workdir:
         built = cold_build(root, files, Path(workdir), jobs)
         results = built.results
-        report = checking.finish(root, [*_flatten(results.local), *results.runs, *results.other],
-                                 built.records_checked)
+        misplaced = [path.relative_to(root).as_posix() for path in misplaced_files(root)]
         con = duckdb.connect(str(tmp))
+        out = _Tables(con, Path(workdir))
         try:
             for name, (columns, _) in TABLES.items():
                 create_table(con, name, columns)
                 insert_files(con, name, columns, built.tables[name])
             create_table(con, "t_efficiency", EFFICIENCY_COLUMNS)
             insert_files(con, "t_efficiency", EFFICIENCY_COLUMNS, built.tables["t_efficiency"])
-            _fill(con, "t_findings", FINDING_COLUMNS, (f.as_row() for f in report.findings))
+            create_table(con, "t_findings", FINDING_COLUMNS)
             create_catalog_views(con)
-            _fill(con, "_cache_files", FILE_COLUMNS, (e.row() for e in built.entries.values()))
-            _fill(con, "_cache_findings", LOCAL_COLUMNS, _local_rows(results.local))
-            _fill(con, "_cache_run_findings", LOCAL_COLUMNS, _local_rows(_by_record(results.runs)))
-            _fill(con, "_cache_facts", FACT_COLUMNS, _fact_rows(results.facts))
-            _fill(con, "_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs, built.entries))
+            out.fill("_cache_files", FILE_COLUMNS, (e.row() for e in built.entries.values()))
+            out.fill("_cache_findings", LOCAL_COLUMNS, _local_rows(results.local))
+            out.fill("_cache_run_findings", LOCAL_COLUMNS, _local_rows(_by_record(results.runs)))
+            out.fill("_cache_facts", FACT_COLUMNS, _fact_rows(results.facts))
+            create_table(con, "_cache_combined", FINDING_COLUMNS)
+            report = _write_findings(out, root, [*results.runs, *results.other], built.records_checked, None)
+            out.fill("_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs, built.entries, misplaced))
             con.execute("CHECKPOINT")
         finally:
             con.close()
@@ -183,6 +210,8 @@ def _update(root: Path, tmp: Path, previous: Path, state: CachedState, files: di
         raise _Rebuild
     shutil.copyfile(previous, tmp)
     con = duckdb.connect(str(tmp))
+    workdir = tempfile.TemporaryDirectory(prefix="benchledger-rows-")
+    out = _Tables(con, Path(workdir.name))
     try:
         old = {rel: Entry(stat, *_loaded(state.loaded[rel])) for rel, stat in state.files.items()}
         changed = [rel for rel, stat in files.items() if rel not in old or old[rel].stat.sha256 != stat.sha256]
@@ -202,63 +231,91 @@ def _update(root: Path, tmp: Path, previous: Path, state: CachedState, files: di
         context = _context(root, new)
         for record_id, record in parsed.records.items():
             context.add(parsed.paths[record_id], record)
-        report = _apply(con, root, new, parsed, context, dirty)
+        waivers_same = bool(inputs.hashed) and inputs.hashed == state.meta["hashed_digests"]
+        misplaced = json.loads(state.meta["misplaced"])
+        report = _apply(out, root, new, parsed, context, dirty, misplaced, waivers_same)
         touched = {*changed, *removed, *(r for r, s in files.items() if r in old and s != old[r].stat)}
-        _replace(con, "_cache_files", "path", sorted(touched), (e.row() for r, e in new.items() if r in touched),
+        out.replace("_cache_files", "path", sorted(touched), (e.row() for r, e in new.items() if r in touched),
                  FILE_COLUMNS)
         con.execute("DELETE FROM _cache_meta")
-        insert_rows(con, "_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs, new))
+        out.insert("_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs, new, misplaced))
         con.execute("CHECKPOINT")
     except duckdb.Error as exc:
         raise _Rebuild from exc
     finally:
         con.close()
+        workdir.cleanup()
     return f"updated {len(changed) + len(removed)} of {len(files)} files"
 
 
-def _apply(con: duckdb.DuckDBPyConnection, root: Path, entries: dict[str, Entry], parsed: Ledger,
-           context: Ledger, dirty: list[str]) -> AuditReport:
-    """Replace the rows, findings and facts of the ``dirty`` record ids; recompute the combined findings."""
+def _apply(out: _Tables, root: Path, entries: dict[str, Entry], parsed: Ledger,
+           context: Ledger, dirty: list[str], misplaced: list[str], waivers_same: bool) -> AuditReport:
+    """Replace the rows, findings and facts of the ``dirty`` record ids; recompute the combined findings.
+
+    ``misplaced``: the files in sub-folders (unchanged: a change there rebuilds); ``waivers_same``: the waivers
+    are those the cache was built with (else every finding is waived again)."""
     for name, (columns, producer) in TABLES.items():
         if name in RECORD_KEYS:
-            _replace(con, name, RECORD_KEYS[name], dirty, producer(parsed), columns)
+            out.replace(name, RECORD_KEYS[name], dirty, producer(parsed), columns)
     inputs = CeilingInputs(context)
-    _replace(con, "t_efficiency", "record_id", dirty,
+    out.replace("t_efficiency", "record_id", dirty,
              benchmark_efficiency(parsed.typed("benchmark", Benchmark), inputs), EFFICIENCY_COLUMNS)
     ids = set(parsed.records)
     ctx = AuditContext(context)
-    _replace(con, "_cache_findings", "record", dirty, _local_rows(checking.record_findings(context, ids, ctx=ctx)),
+    out.replace("_cache_findings", "record", dirty, _local_rows(checking.record_findings(context, ids, ctx=ctx)),
              LOCAL_COLUMNS)
-    facts: dict[str, dict[str, Any]] = {name: json.loads(text) for name, text in
-                                        con.execute("SELECT check_name, facts FROM _cache_facts").fetchall()}
-    fresh = checking.record_facts(context, ids, ctx=ctx)
-    for check_name in {*facts, *fresh}:
-        by_record = facts.setdefault(check_name, {})
-        for record_id in dirty:
-            by_record.pop(record_id, None)
-        by_record.update(fresh.get(check_name, {}))
-    con.execute("DELETE FROM _cache_facts")
-    insert_rows(con, "_cache_facts", FACT_COLUMNS, _fact_rows(facts))
+    out.replace("_cache_facts", "record", dirty, _fact_rows(checking.record_facts(context, ids, ctx=ctx)),
+             FACT_COLUMNS)
+    facts = _read_facts(out.con)
     kinds = {e.record_id: e.kind for e in entries.values() if e.record_id and e.kind}
     errors = [error for e in entries.values() if (error := e.load_error(root)) is not None]
-    skeleton = Ledger(root=root, errors=[*errors, *misplaced_file_errors(root)])
-    # cached findings no waiver names go in as they are; the rest pass through the waivers (audit.waivers)
+    skeleton = Ledger(root=root, errors=[*errors, *misplaced_file_errors(root, [root / rel for rel in misplaced])])
+    runs = [Finding(code, severity, record, field, message) for record, code, severity, field, message in
+            out.con.execute("SELECT record, code, severity, field, message FROM _cache_run_findings").fetchall()]
+    computed = [*runs, *checking.split_findings(facts, kinds), *checking.file_findings(skeleton)]
+    return _write_findings(out, root, computed, len(kinds) + len(skeleton.errors),
+                           set(dirty) if waivers_same else None)
+
+
+def _write_findings(out: _Tables, root: Path, computed: list[Finding], records_checked: int,
+                    dirty: set[str] | None) -> AuditReport:
+    """Fill ``t_findings``: the cached ``record``-check findings no waiver names, as they are, and the rest
+    (``computed``, and the ``record``-check findings a waiver names) through the waivers (audit.waivers).
+
+    The rest is kept in ``_cache_combined``. ``dirty``: only the findings about these records and those the
+    rest is or was about are replaced (the other rows are cached findings the same waivers left alone); None:
+    all. Returns the report of the rest (with ``records_checked``)."""
+    con = out.con
     keys = sorted(checking.waiver_keys(root))
     waivable = ("EXISTS (SELECT 1 FROM (SELECT unnest(?::VARCHAR[]) AS code, unnest(?::VARCHAR[]) AS record) w "
                 "WHERE w.code = f.code AND w.record = f.record)")
     params = [[k[0] for k in keys], [k[1] for k in keys]]
-    con.execute("DELETE FROM t_findings")
-    con.execute("INSERT INTO t_findings SELECT code, severity, record, field, message, false, NULL "
-                f"FROM _cache_findings f WHERE NOT {waivable}", params)
     local = [Finding(code, severity, record, field, message) for record, code, severity, field, message in
              con.execute(f"SELECT record, code, severity, field, message FROM _cache_findings f WHERE {waivable}",
                          params).fetchall()]
-    runs = [Finding(code, severity, record, field, message) for record, code, severity, field, message in
-            con.execute("SELECT record, code, severity, field, message FROM _cache_run_findings").fetchall()]
-    findings = [*local, *runs, *checking.split_findings(facts, kinds), *checking.file_findings(skeleton)]
-    report = checking.finish(root, findings, len(kinds) + len(skeleton.errors))
-    insert_rows(con, "t_findings", FINDING_COLUMNS, (f.as_row() for f in report.findings))
+    report = checking.finish(root, [*local, *computed], records_checked)
+    scope, scope_params = "", list[list[str]]()
+    if dirty is None:
+        con.execute("DELETE FROM t_findings")
+    else:
+        was = {str(r) for (r,) in con.execute("SELECT DISTINCT record FROM _cache_combined").fetchall()}
+        reach = sorted(dirty | was | {f.record for f in report.findings})
+        con.execute("DELETE FROM t_findings WHERE record IN (SELECT unnest(?::VARCHAR[]))", [reach])
+        scope, scope_params = "record IN (SELECT unnest(?::VARCHAR[])) AND ", [reach]  # (the others: as cached)
+    con.execute("INSERT INTO t_findings SELECT code, severity, record, field, message, false, NULL "
+                f"FROM _cache_findings f WHERE {scope}NOT {waivable}", [*scope_params, *params])
+    rows = [f.as_row() for f in report.findings]
+    out.insert("t_findings", FINDING_COLUMNS, rows)
+    con.execute("DELETE FROM _cache_combined")
+    out.insert("_cache_combined", FINDING_COLUMNS, rows)
     return report
+
+
+def _read_facts(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, Any]]:
+    """Every record's facts, by ``split`` check then record id (one JSON text per check, made by DuckDB)."""
+    rows = con.execute("SELECT check_name, '{' || string_agg(to_json(record)::VARCHAR || ':' || facts, ',') || '}' "
+                       "FROM _cache_facts GROUP BY check_name").fetchall()
+    return {str(name): json.loads(text) for name, text in rows}
 
 
 def _context(root: Path, entries: dict[str, Entry]) -> Ledger:
@@ -290,18 +347,6 @@ def _duplicates(entries: Iterable[Entry]) -> bool:
     return len(ids) != len(set(ids))
 
 
-def _replace(con: duckdb.DuckDBPyConnection, table: str, key: str, ids: list[str], rows: Iterable[Row],
-             columns: Columns) -> None:
-    con.execute(f"DELETE FROM {quote_identifier(table)} WHERE {quote_identifier(key)} IN "
-                "(SELECT unnest(?::VARCHAR[]))", [ids])
-    insert_rows(con, table, columns, rows)
-
-
-def _fill(con: duckdb.DuckDBPyConnection, name: str, columns: Columns, rows: Iterable[Row]) -> None:
-    create_table(con, name, columns)
-    insert_rows(con, name, columns, rows)
-
-
 def _flatten(local: dict[str, list[Finding]]) -> Iterator[Finding]:
     for findings in local.values():
         yield from findings
@@ -322,17 +367,19 @@ def _local_rows(local: dict[str, list[Finding]]) -> Iterator[Row]:
 
 def _fact_rows(facts: dict[str, dict[str, Any]]) -> Iterator[Row]:
     for check_name, by_record in facts.items():
-        yield {"check_name": check_name, "facts": json.dumps(by_record, separators=(",", ":"))}
+        for record, found in by_record.items():
+            yield {"check_name": check_name, "record": record, "facts": json.dumps(found, separators=(",", ":"))}
 
 
-def _meta_rows(root: Path, code: str, report: AuditReport, inputs: _Inputs, entries: dict[str, Entry]) -> list[Row]:
+def _meta_rows(root: Path, code: str, report: AuditReport, inputs: _Inputs, entries: dict[str, Entry],
+               misplaced: list[str]) -> list[Row]:
     """The cache's metadata; digests that changed while it was built are recorded as stale ('')."""
     after = _Inputs.now(root, entries.keys())
     meta = {"format": CACHE_FORMAT, "version": __version__, "code": code, "root": str(root),
             "folders": json.dumps(sorted(FOLDER_KINDS)), "hashed_files": json.dumps(list(HASHED_FILES)),
             "hashed_digests": inputs.hashed if after.hashed == inputs.hashed else "",
             "others": inputs.others if after.others == inputs.others else "",
-            "records_checked": str(report.records_checked),
+            "records_checked": str(report.records_checked), "misplaced": json.dumps(misplaced),
             "stat_digest": manifest_digest(e.stat for e in entries.values())}
     assert set(meta) == set(META_KEYS)
     return [{"key": k, "value": v} for k, v in meta.items()]

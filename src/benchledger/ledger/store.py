@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,11 +107,13 @@ class Ledger:
         return len(self.records)
 
 
-def misplaced_file_errors(root: Path) -> list[RecordError]:
-    """One ``files.in-subfolder`` error per file in a sub-folder of a kind folder: never loaded, never silent."""
+def misplaced_file_errors(root: Path, found: Iterable[Path] | None = None) -> list[RecordError]:
+    """One ``files.in-subfolder`` error per file in a sub-folder of a kind folder: never loaded, never silent.
+
+    ``found``: those files when already known (``misplaced_files`` of this ledger), else they are listed here."""
     return [RecordError(path, None, "", f"records are read only from {path.relative_to(root).parts[0]}/ itself, "
                         "not from its sub-folders: this file is not loaded (move it up)", code="files.in-subfolder")
-            for path in misplaced_files(root)]
+            for path in (misplaced_files(root) if found is None else found)]
 
 
 @contextmanager
