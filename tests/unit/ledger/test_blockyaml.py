@@ -18,7 +18,7 @@ from benchledger.ledger.frontmatter import dump_yaml, parse_yaml, split_front_ma
 LEDGER = Path(__file__).resolve().parents[3] / "ledger"
 KEYS = st.one_of(st.from_regex(r"[a-z_][a-z0-9_-]{0,8}", fullmatch=True),
                  st.sampled_from(["on", "off", "yes", "no", "y", "n", "null", "true", "False", "value", "1a"]))
-TEXT = st.lists(st.sampled_from([*"ab1.-: #'\"|>[]{},&*!%@`?~\\/é€\u00a0\n\t", ": ", " #", "\u2028"]),
+TEXT = st.lists(st.sampled_from([*"ab1.-: #'\"|>[]{},&*!%@`?~\\/é€\u00a0\n\t\x01\x7f", ": ", " #", "\u2028"]),
                 max_size=12).map("".join)
 SCALARS = st.one_of(TEXT, st.integers(-10**12, 10**12), st.floats(allow_nan=False, allow_infinity=True),
                     st.booleans(), st.none(), st.dates(dt.date(1900, 1, 1), dt.date(2100, 1, 1)),
@@ -66,7 +66,8 @@ def test_known_shapes() -> None:
     assert load_block_yaml(text) == {"a": 1, "b": [{"x": "it's", "y": []}, 2],
                                      "c": {"d": None, "e": dt.date(2026, 11, 30)}, "f": None}
     for unusual in ("a: 1 # note\n", "a: b\n  c\n", "a: 1\na: 2\n", "on: 1\n", 'a: "x"\n', "a: |\n  x\n",
-                    "a: &x 1\n", "a: [1]\n", "a: 0x1F\n", "- 1\n", "a: 1\n\nb: 2\n", "a: 1 \n", "a:\tb\n"):
+                    "a: &x 1\n", "a: [1]\n", "a: 0x1F\n", "- 1\n", "a: 1\n\nb: 2\n", "a: 1 \n", "a:\tb\n",
+                    "a: b\x01c\n", "a: b\x7f\n", "a: \x0b\n", "a: b\x85\n", "a: \ufeffb\n", "a: b\u2028c\n"):
         assert load_block_yaml(unusual) is None, unusual
 
 
