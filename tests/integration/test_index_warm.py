@@ -13,8 +13,11 @@ from pathlib import Path
 import duckdb
 
 from benchledger.catalog.cache import CACHE_DIR, STAT_DIGEST, STATS_SUFFIX, current_db, open_index
-from benchledger.catalog.scan import current_stats
+from benchledger.catalog.entries import load_entry
+from benchledger.catalog.scan import UNHASHED, current_stats, scan_files, sha256_bytes
 from benchledger.cli.render import plain_table
+from benchledger.ledger.paths import FOLDER_KINDS
+from benchledger.ledger.store import Ledger
 
 from ledger_builder import build_mini_ledger
 
@@ -170,3 +173,26 @@ def test_a_run_file_written_just_before_the_scan_does_not_vouch_for_itself(tmp_p
     assert open_index(root, clock=later).status.startswith("rebuilt")
     assert meta(root)["others"] != ""
     assert open_index(root, clock=later).status == "current"
+
+
+def test_a_file_rewritten_between_the_scan_and_its_read_is_racy_hashed_or_not(tmp_path: Path) -> None:
+    """A build from scratch scans without reading (``hashed=False``) and hashes the bytes it parses; a file
+    rewritten after the scan then has another stat, so its entry is racy (its stat vouches for nothing), as a
+    hashed scan finds by the hash. An untouched file is not racy either way."""
+    root = build_mini_ledger(tmp_path / "ledger")
+    started = later()
+    for hashed in (False, True):
+        files = scan_files(root, sorted(FOLDER_KINDS), {}, started, hashed=hashed)
+        rel = next(r for r in files if r.startswith("benchmarks/"))
+        untouched = next(r for r in files if not r.startswith("benchmarks/"))
+        assert (files[rel].sha256 == UNHASHED) is not hashed
+        path = root / rel
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.replace("title: ", "title: Z", 1), encoding="utf-8")
+        ledger = Ledger(root=root)
+        entry = load_entry(root, rel, files[rel], ledger)
+        assert entry.stat.racy and entry.stat.sha256 == sha256_bytes(path.read_bytes())
+        assert str(ledger.records[entry.record_id].title).startswith("Z")  # type: ignore[index, attr-defined]
+        kept = load_entry(root, untouched, files[untouched], ledger)
+        assert not kept.stat.racy and kept.stat.sha256 == sha256_bytes((root / untouched).read_bytes())
+        path.write_text(text, encoding="utf-8")

@@ -3,10 +3,11 @@ holds or why it did not load (``_cache_files`` holds one row per file)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchledger.catalog.scan import FileStat, sha256_bytes
+from benchledger.catalog.scan import UNHASHED, FileStat, sha256_bytes
 from benchledger.errors import RecordError
 from benchledger.ledger.io import load_record_bytes
 from benchledger.ledger.rows import Row
@@ -38,11 +39,23 @@ class Entry:
 
 def load_entry(root: Path, rel: str, stat: FileStat, ledger: Ledger) -> Entry:
     """Parse one file into ``ledger`` (a file that fails to load goes to ``ledger.errors``); its hash is that
-    of the bytes parsed."""
+    of the bytes parsed.
+
+    A file whose bytes may differ from what the scan saw is marked racy (its stat then vouches for nothing):
+    one whose hash differs from the scan's, or, when the scan did not hash it (``scan.UNHASHED``), one whose
+    stat after the read differs from the scan's (a write moves the ctime; a write within the same clock tick
+    as the scan's stat leaves a file that was racy already)."""
     path = root / rel
-    data = path.read_bytes()
+    with path.open("rb") as handle:  # the stat of the very file read
+        data = handle.read()
+        st = os.fstat(handle.fileno())
     sha = sha256_bytes(data)
-    stat = FileStat(rel, sha, stat.size, stat.mtime_ns, stat.ctime_ns, stat.ino, stat.racy or sha != stat.sha256)
+    if stat.sha256 == UNHASHED:
+        changed = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) != (stat.size, stat.mtime_ns, stat.ctime_ns,
+                                                                             stat.ino)
+    else:
+        changed = sha != stat.sha256
+    stat = FileStat(rel, sha, stat.size, stat.mtime_ns, stat.ctime_ns, stat.ino, stat.racy or changed)
     try:
         record = load_record_bytes(path, data)
     except RecordError as exc:

@@ -133,7 +133,7 @@ def refresh(root: Path, folder: Path, previous: Path | None, state: CachedState 
     _ignore_in_git(folder)
     _remove_abandoned(folder)
     if files is None:
-        files = scan_files(root, sorted(FOLDER_KINDS), {}, started_ns)
+        files = scan_files(root, sorted(FOLDER_KINDS), {}, started_ns, hashed=False)  # hashed as parsed
     inputs = _Inputs.now(root, files.keys(), started_ns)
     with gc_paused():
         if state is not None and previous is not None:

@@ -22,6 +22,8 @@ from pathlib import Path
 from benchledger.ledger.location import record_names
 
 RACY_NS = 2_000_000_000
+UNHASHED = ""
+"""The hash of a file that ``scan_files(hashed=False)`` did not read."""
 
 
 @dataclass(frozen=True)
@@ -55,8 +57,12 @@ def stat_entry(rel: str, st: os.stat_result, sha: str, started_ns: int) -> FileS
     return FileStat(rel, sha, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, racy)
 
 
-def scan_files(root: Path, folders: list[str], known: dict[str, FileStat], started_ns: int) -> dict[str, FileStat]:
-    """Every record file (in ``record_files`` order) with its hash; ``known`` entries spare re-hashing."""
+def scan_files(root: Path, folders: list[str], known: dict[str, FileStat], started_ns: int, *,
+               hashed: bool = True) -> dict[str, FileStat]:
+    """Every record file (in ``record_files`` order) with its hash; ``known`` entries spare re-hashing.
+
+    ``hashed=False`` reads no file: one not in ``known`` gets the hash '' (a build from scratch hashes the
+    bytes it parses, in its workers: ``entries.load_entry``)."""
     out: dict[str, FileStat] = {}
     base = str(root)
     for folder, name in record_names(root, folders):
@@ -65,7 +71,10 @@ def scan_files(root: Path, folders: list[str], known: dict[str, FileStat], start
         try:
             st = os.stat(path)  # noqa: PTH116 - a str path: this loop runs once per record file
             cached = known.get(rel)
-            sha = cached.sha256 if cached is not None and cached.same_stat(st) else _hash_file(path)
+            if cached is not None and cached.same_stat(st):
+                sha = cached.sha256
+            else:
+                sha = _hash_file(path) if hashed else UNHASHED
         except FileNotFoundError:  # removed while scanning: it is not part of this state
             continue
         out[rel] = stat_entry(rel, st, sha, started_ns)
@@ -155,5 +164,5 @@ def others_digest(root: Path, skip: set[str], records: Collection[str], started_
     return digest.hexdigest()
 
 
-__all__ = ["RACY_NS", "FileStat", "current_stats", "file_digest", "manifest_digest", "others_digest", "scan_files",
+__all__ = ["RACY_NS", "UNHASHED", "FileStat", "current_stats", "file_digest", "manifest_digest", "others_digest", "scan_files",
            "sha256_bytes", "stat_digest", "stat_entry"]
