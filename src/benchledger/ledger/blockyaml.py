@@ -34,7 +34,10 @@ _MEMO: dict[str, Any] = {}
 _KEYS: set[str] = set()
 """Keys seen to be identifiers that are strings."""
 _MEMO_MAX = 100_000
-_UNSEEN = object()
+_NESTED, _SCALAR, _EMPTY_LIST, _EMPTY_MAPPING = object(), object(), object(), object()
+_NOT_A_KEY_LINE: tuple[str, object, Any] = ("", None, None)
+_LINES: dict[str, tuple[str, object, Any]] = {}
+"""Text of a mapping line (indentation left out) → what ``_key_value`` read from it."""
 
 
 def _unsure_text(text: str) -> bool:
@@ -64,50 +67,75 @@ def load_block_yaml(text: str) -> dict[str, Any] | None:
 
 
 def _mapping(lines: list[tuple[int, str]], i: int, indent: int) -> tuple[dict[str, Any], int]:
-    """A block mapping; ``_key_line`` and ``_scalar`` written out in the loop (it runs once per line)."""
+    """A block mapping; each line's key and value are read once per distinct line text (``_key_value``)."""
     out: dict[str, Any] = {}
     n = len(lines)
     while i < n:
         level, content = lines[i]
         if level != indent:
             break
-        at = content.find(": ")
-        if at > 0:
-            key, rest = content[:at], content[at + 2 :]
-        elif content[-1] == ":":
-            key, rest = content[:-1], None
-        else:
+        parsed = _LINES.get(content) or _key_value(content)
+        if parsed is _NOT_A_KEY_LINE:
             raise _Unsure
-        if key not in _KEYS:
-            _new_key(key)
+        key, shape, value = parsed
         if key in out:
             raise _Unsure  # PyYAML reports the duplicate, with its line
         i += 1
-        if rest is None:  # "key:": a nested block, or null
+        if shape is _NESTED:  # "key:": a nested block, or null
             if i < n and lines[i][0] > indent:
                 value, i = _block(lines, i, lines[i][0])
             elif i < n and lines[i][0] == indent and lines[i][1].startswith("- "):
                 value, i = _sequence(lines, i, indent)  # PyYAML's sequences are not indented under their key
-            else:
-                value = _plain("")
         else:
-            first = rest[0]
-            if first == "'" and len(rest) > 1 and rest[-1] == "'" and "'" not in (inner := rest[1:-1]):
-                value = inner  # a single-quoted scalar without quotes inside (``_scalar`` for the others)
-            elif first in _UNSURE_START and (first != "-" or len(rest) == 1 or rest[1] == " "):
-                value = _scalar(rest)
-            elif ": " in rest or " #" in rest or rest[-1] == ":":
-                raise _Unsure  # a mapping or a comment inside: PyYAML decides
-            elif first in _IMPLICIT_FIRST:
-                value = _MEMO.get(rest, _UNSEEN)
-                if value is _UNSEEN:
-                    value = _plain(rest)
-            else:
-                value = rest  # no implicit resolver starts with this character: a string
+            if shape is not _SCALAR:
+                value = [] if shape is _EMPTY_LIST else {}  # a new one each time: lists and mappings change
             if i < n and lines[i][0] > indent:
                 raise _Unsure  # a scalar continued on the next line
         out[key] = value
     return out, i
+
+
+def _key_value(content: str) -> tuple[str, object, Any]:
+    """``(key, shape, value)`` of one mapping line, remembered by its text (``_LINES``; most lines of a ledger
+    repeat: keys with the same value): ``_NESTED`` for ``key:`` (its value is null unless a block follows),
+    ``_SCALAR`` with the value, ``_EMPTY_LIST`` / ``_EMPTY_MAPPING`` for ``[]`` / ``{}``; ``_NOT_A_KEY_LINE``
+    for a line left to PyYAML."""
+    try:
+        parsed = _read_key_value(content)
+    except (_Unsure, yaml.YAMLError, ValueError, OverflowError):
+        parsed = _NOT_A_KEY_LINE
+    if len(_LINES) >= _MEMO_MAX:
+        _LINES.clear()
+    _LINES[content] = parsed
+    return parsed
+
+
+def _read_key_value(content: str) -> tuple[str, object, Any]:
+    at = content.find(": ")
+    if at > 0:
+        key, rest = content[:at], content[at + 2 :]
+    elif content[-1] == ":":
+        return _key(content[:-1]), _NESTED, _plain("")
+    else:
+        raise _Unsure
+    key = _key(key)
+    first = rest[0]
+    if first in _UNSURE_START and (first != "-" or len(rest) == 1 or rest[1] == " "):
+        value = _scalar(rest)
+        if isinstance(value, list | dict):  # ``[]`` or ``{}``: a new one for each use
+            return key, _EMPTY_LIST if isinstance(value, list) else _EMPTY_MAPPING, None
+        return key, _SCALAR, value
+    if ": " in rest or " #" in rest or rest[-1] == ":":
+        raise _Unsure  # a mapping or a comment inside: PyYAML decides
+    if first in _IMPLICIT_FIRST:
+        return key, _SCALAR, _plain(rest)
+    return key, _SCALAR, rest  # no implicit resolver starts with this character: a string
+
+
+def _key(key: str) -> str:
+    if key not in _KEYS:
+        _new_key(key)
+    return key
 
 
 def _sequence(lines: list[tuple[int, str]], i: int, indent: int) -> tuple[list[Any], int]:

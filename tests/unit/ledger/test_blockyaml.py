@@ -79,3 +79,15 @@ def test_every_bundled_record_reads_as_pyyaml_reads_it() -> None:
         total += 1
         read += assert_agrees(split.yaml_text)
     assert total > 100 and read >= 0.9 * total  # the fast path is the common path, not a rare one
+
+
+def test_a_line_read_again_gives_new_lists_and_mappings() -> None:
+    """Lines are remembered by their text (``_LINES``): an empty list or mapping read from the same line twice
+    is two objects, so changing one record's data never changes another's."""
+    first = load_block_yaml("a: []\nb: {}\nc:\n- []\n")
+    assert first == {"a": [], "b": {}, "c": [[]]}
+    first["a"].append(1)
+    first["b"]["x"] = 1
+    first["c"][0].append(1)
+    assert load_block_yaml("a: []\nb: {}\nc:\n- []\n") == {"a": [], "b": {}, "c": [[]]}
+    assert load_block_yaml("z:\n  a: []\n") == {"z": {"a": []}}
