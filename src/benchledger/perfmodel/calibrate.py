@@ -61,6 +61,9 @@ class Observation:
     output_tokens: float | None = None
     """Prompt and output tokens per request, set when ``metric`` is ``output_throughput`` and both are known: the
     measured throughput then counts each request's prefill (``predicted_value``)."""
+    baseline: str | None = None
+    """``record#arm`` of the arm this (speculative) arm is compared with; a fit that holds both scores this arm by
+    its speedup over that baseline (``log_errors``)."""
 
     @property
     def key(self) -> tuple[str, str]:
@@ -124,7 +127,8 @@ def observations(
             prompt, out = number(workload.input_tokens), number(workload.output_tokens)
             whole = result.metric == "output_throughput" and prompt is not None and out is not None and out > 0
             usable.append(Observation(ref, built.scenario, result.metric, value, arm_sources(record, arm),
-                                      built.assumed, prompt if whole else None, out if whole else None))
+                                      built.assumed, prompt if whole else None, out if whole else None,
+                                      f"{record.id}#{arm.baseline}" if arm.baseline else None))
     return usable, skipped
 
 
@@ -165,9 +169,17 @@ def _encode(eff: Efficiency) -> list[float]:
 
 
 def log_errors(obs: list[Observation], eff: Efficiency) -> list[float]:
-    """``log(predicted / measured)`` for each observation."""
+    """``log(predicted / measured)`` for each observation, except that an arm whose baseline arm is also among
+    ``obs`` is scored by its speedup, ``log(S_predicted / S_measured)`` (its error less its baseline's): the two
+    arms share a setup (build, flags, host, prompts) whose efficiency cancels in the ratio, so the arm's own knobs
+    (draft and verify costs) are fitted to what the speculation changed, not to the setup's base speed, which its
+    baseline arm fits."""
     params = Params(eff)
-    return [math.log(predicted_value(o, predict(o.scenario, params), eff) / o.value) for o in obs]
+    raw = [math.log(predicted_value(o, predict(o.scenario, params), eff) / o.value) for o in obs]
+    speed = [-e if o.metric == "tpot" else e for o, e in zip(obs, raw, strict=True)]  # a TPOT error is an inverse speed
+    index = {o.ref: i for i, o in enumerate(obs)}
+    return [speed[i] - speed[index[o.baseline]] if o.baseline is not None and o.baseline in index else raw[i]
+            for i, o in enumerate(obs)]
 
 
 @dataclass(frozen=True)
