@@ -88,6 +88,9 @@ METHOD_NOTES = (
     "own tok/s: the two arms share a setup (build, flags, host, prompts) whose efficiency cancels in the ratio, so "
     "the draft and verify knobs are fitted to what speculation changed and each setup's base speed is left to its "
     "baseline arm (`calibrate.log_errors`).",
+    "A prefill level pools arms of one GEMM kind only, dense or MoE: an MoE prefill multiplies each expert's "
+    "gathered rows (about N·k/E of the N prompt rows) in grouped per-expert GEMMs, a different kernel from a dense "
+    "model's N-row GEMMs, so the two do not share one η_p (`accuracy.prefill_gemm_kind`).",
 )
 """Each modelling choice of the hold-out, in one sentence (rendered into the page's method section)."""
 SELECTION_CAVEAT = (

@@ -203,17 +203,26 @@ class ScoredPrefill:
         return abs(self.predicted / self.obs.value - 1.0) * 100.0
 
 
+def prefill_gemm_kind(o: PrefillObservation) -> str:
+    """'moe' or 'dense': an MoE prefill multiplies each expert's gathered rows (≈ N·k/E of the N prompt rows) in
+    grouped per-expert GEMMs, a different kernel from a dense model's N-row GEMMs, so the two do not share one
+    η_p (``hold_out_prefill`` pools prefill arms of the same kind only)."""
+    return "moe" if o.scenario.model.is_moe else "dense"
+
+
 def hold_out_prefill(obs: list[PrefillObservation],
                      campaign_of: Callable[[PrefillObservation], str]) -> list[ScoredPrefill]:
     """Each prefill observation predicted with ``eta_prefill`` / ``t0_prefill`` fitted on the other campaigns'
     prefill arms only, at the first of ``LEVELS`` with ``MIN_TRAINING_ARMS`` (defaults otherwise), every training
-    campaign weighing the same and the loss soft-L1, as in the decode fits."""
-    cache: dict[tuple[str, str, tuple[str, str]], tuple[Efficiency, int] | None] = {}
+    campaign weighing the same and the loss soft-L1, as in the decode fits; each level pools arms of the same
+    GEMM kind (``prefill_gemm_kind``: dense or MoE) only."""
+    cache: dict[tuple[str, str, tuple[str, str, str]], tuple[Efficiency, int] | None] = {}
 
-    def keys(o: PrefillObservation) -> list[tuple[str, tuple[str, str]]]:
+    def keys(o: PrefillObservation) -> list[tuple[str, tuple[str, str, str]]]:
         hw, engine = o.key
-        return [(LEVELS[0], (hw, engine)), (LEVELS[1], (o.scenario.hardware.family, engine)),
-                (LEVELS[2], ("*", engine)), (LEVELS[3], ("*", "*"))]
+        kind = prefill_gemm_kind(o)
+        return [(LEVELS[0], (hw, engine, kind)), (LEVELS[1], (o.scenario.hardware.family, engine, kind)),
+                (LEVELS[2], ("*", engine, kind)), (LEVELS[3], ("*", "*", kind))]
 
     out: list[ScoredPrefill] = []
     for o in obs:
@@ -252,4 +261,4 @@ def finite(values: Iterable[float]) -> bool:
 
 
 __all__ = ["LEVELS", "MIN_TRAINING_ARMS", "HeldOutFits", "Pair", "Scored", "ScoredPrefill", "fit_workers",
-           "hold_out", "hold_out_prefill", "median", "outcome_counts", "tok_s"]
+           "hold_out", "hold_out_prefill", "median", "prefill_gemm_kind", "outcome_counts", "tok_s"]

@@ -1,6 +1,7 @@
-"""A speculative arm whose baseline arm is in the same fit is scored by its speedup over that baseline
-(``calibrate.log_errors``), on hand-computed cases: a setup slower than the model by one common factor leaves the
-speculative arm's error at zero, and a fit over such a pair recovers the draft cost from the ratio."""
+"""Two fit-structure rules on hand-computed cases. A speculative arm whose baseline arm is in the same fit is scored
+by its speedup over that baseline (``calibrate.log_errors``): a setup slower than the model by one common factor
+leaves the speculative arm's error at zero, and speedups of setups whose base speeds disagree are still matched.
+A prefill level pools arms of one GEMM kind only (``accuracy.prefill_gemm_kind``: dense or MoE)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import math
 
 import pytest
 
+from benchledger.perfmodel.accuracy import hold_out_prefill, prefill_gemm_kind
 from benchledger.perfmodel.architecture import ModelSpec
 from benchledger.perfmodel.calibrate import Observation, fit, log_errors
+from benchledger.perfmodel.calibrate_prefill import PrefillObservation, predicted_prefill
 from benchledger.perfmodel.formats import FormatSpec
 from benchledger.perfmodel.hardware import HardwareSpec
 from benchledger.perfmodel.predict import Params, Scenario, predict
@@ -65,3 +68,28 @@ def test_speedups_of_two_setups_are_fitted_although_their_base_speeds_disagree(
     for base, spec in zip(obs[::2], obs[1::2], strict=True):
         s_pred = predict(spec.scenario, params).tok_s_per_stream / predict(base.scenario, params).tok_s_per_stream
         assert s_pred == pytest.approx(spec.value / base.value, rel=0.03)
+
+
+def test_a_dense_prefill_is_predicted_from_dense_campaigns_only(llama8b: ModelSpec, deepseek_v3: ModelSpec) -> None:
+    """Three dense campaigns reach η_p = 0.4; three MoE campaigns run 4× slower than η_p = 0.4 predicts. Held out, a
+    dense campaign is predicted from the other two dense ones exactly (its kind's level), and an MoE campaign from
+    the other MoE ones, instead of from a compromise between the two kinds."""
+    hw = HardwareSpec("gpu", 3000e9, {"bf16": 1000e12})
+    true = Efficiency(eta_prefill=0.4)
+
+    def obs(ref: str, model: ModelSpec, slowdown: float) -> PrefillObservation:
+        probe = _prefill(ref, hw, model, 1.0)
+        return _prefill(ref, hw, model, predicted_prefill(probe, true) / slowdown)
+
+    arms = [obs(f"dense{c}#p{i}", llama8b, 1.0) for c in range(3) for i in range(2)]
+    arms += [obs(f"moe{c}#p{i}", deepseek_v3, 4.0) for c in range(3) for i in range(2)]
+    scored = hold_out_prefill(arms, lambda o: o.ref.partition("#")[0])
+    for s in scored:
+        assert prefill_gemm_kind(s.obs) == ("moe" if s.campaign.startswith("moe") else "dense")
+        assert s.predicted == pytest.approx(s.obs.value, rel=0.02), s.obs.ref
+
+
+def _prefill(ref: str, hw: HardwareSpec, model: ModelSpec, tok_s: float) -> PrefillObservation:
+    sc = Scenario(model=model, hardware=hw, weights=BF16, kv=BF16, lm_head=BF16, context=4096.0, concurrency=1,
+                  engine="e", prompt_tokens=4096.0)
+    return PrefillObservation(ref, sc, "prefill_throughput", tok_s, 4096.0)
