@@ -261,4 +261,4 @@ def finite(values: Iterable[float]) -> bool:
 
 
 __all__ = ["LEVELS", "MIN_TRAINING_ARMS", "HeldOutFits", "Pair", "Scored", "ScoredPrefill", "fit_workers",
-           "hold_out", "hold_out_prefill", "median", "prefill_gemm_kind", "outcome_counts", "tok_s"]
+           "hold_out", "hold_out_prefill", "median", "outcome_counts", "prefill_gemm_kind", "tok_s"]
