@@ -38,6 +38,8 @@ _NESTED, _SCALAR, _EMPTY_LIST, _EMPTY_MAPPING = object(), object(), object(), ob
 _NOT_A_KEY_LINE: tuple[str, object, Any] = ("", None, None)
 _LINES: dict[str, tuple[str, object, Any]] = {}
 """Text of a mapping line (indentation left out) → what ``_key_value`` read from it."""
+_INDENTED: dict[str, tuple[int, str]] = {}
+"""A line → its indentation and its text."""
 
 
 def _unsure_text(text: str) -> bool:
@@ -57,8 +59,8 @@ def load_block_yaml(text: str) -> dict[str, Any] | None:
     """The data of a canonical front matter, or None when ``text`` is not in the subset read here."""
     if not text.endswith("\n") or text.startswith("\n") or "\n\n" in text or " \n" in text or _unsure_text(text):
         return None  # blank lines and trailing spaces: left to PyYAML
-    lines = [(len(line) - len(content), content)
-             for line in text[:-1].split("\n") if (content := line.lstrip(" ")) or True]
+    known = _INDENTED.get
+    lines = [known(line) or _indented(line) for line in text[:-1].split("\n")]
     try:
         data, end = _mapping(lines, 0, 0)
     except (_Unsure, yaml.YAMLError, ValueError, OverflowError, RecursionError):
@@ -93,6 +95,15 @@ def _mapping(lines: list[tuple[int, str]], i: int, indent: int) -> tuple[dict[st
                 raise _Unsure  # a scalar continued on the next line
         out[key] = value
     return out, i
+
+
+def _indented(line: str) -> tuple[int, str]:
+    """``(indentation, text)`` of a line, remembered (``_INDENTED``)."""
+    content = line.lstrip(" ")
+    if len(_INDENTED) >= _MEMO_MAX:
+        _INDENTED.clear()
+    split = _INDENTED[line] = (len(line) - len(content), content)
+    return split
 
 
 def _key_value(content: str) -> tuple[str, object, Any]:
