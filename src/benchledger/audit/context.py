@@ -7,6 +7,8 @@ from functools import cached_property
 
 from benchledger.audit.numbers import normalise_space
 from benchledger.ledger.store import Ledger
+from benchledger.perfmodel.ceiling import CeilingInputs
+from benchledger.perfmodel.efficiency import ArmEfficiency, record_efficiency
 from benchledger.schema import Benchmark, FeatureClaim, Known, Quantity, Record, Source
 from benchledger.schema.walk import walk_evidence
 
@@ -31,6 +33,8 @@ class AuditContext:
 
     ledger: Ledger
     options: dict[str, object] = field(default_factory=dict)
+    _efficiency: dict[str, tuple[Benchmark, list[ArmEfficiency]]] = field(default_factory=dict, init=False,
+                                                                           repr=False)
 
     @cached_property
     def excerpts(self) -> dict[str, str]:
@@ -45,6 +49,19 @@ class AuditContext:
     def record_json(self) -> dict[str, str]:
         """Record id → the record as JSON (``model_dump_json``), made once for the checks that read it whole."""
         return {r.id: r.model_dump_json() for r in self.ledger}
+
+    @cached_property
+    def ceiling_inputs(self) -> CeilingInputs:
+        return CeilingInputs(self.ledger)
+
+    def efficiency(self, record: Benchmark) -> list[ArmEfficiency]:
+        """The efficiency of each arm of ``record`` against its physical ceiling, with this ledger's reference
+        data (``perfmodel.efficiency.record_efficiency``); made once per record for the physics check and the
+        index's ``t_efficiency`` (``catalog/cold.py``)."""
+        made = self._efficiency.get(record.id)
+        if made is None or made[0] is not record:
+            made = self._efficiency[record.id] = (record, record_efficiency(record, self.ceiling_inputs))
+        return made[1]
 
     def evidence(self) -> list[Evidence]:
         """Every Quantity, Known condition and FeatureClaim in every record, with its dotted field path."""

@@ -25,12 +25,11 @@ from benchledger.audit.finding import Finding
 from benchledger.catalog import checking
 from benchledger.catalog.entries import Entry, load_entry
 from benchledger.catalog.scan import FileStat
-from benchledger.catalog.tables import benchmark_efficiency, efficiency_rows
+from benchledger.catalog.tables import efficiency_rows, efficiency_table_rows
 from benchledger.catalog.workers import ForkedCalls
 from benchledger.ledger.index import RECORD_KEYS, TABLES, RowsFile, write_rows
 from benchledger.ledger.rows import Row
 from benchledger.ledger.store import Ledger, misplaced_file_errors
-from benchledger.perfmodel.ceiling import CeilingInputs
 from benchledger.schema import KIND_FOLDERS, Benchmark
 
 BENCHMARK_FOLDER = KIND_FOLDERS["benchmark"]
@@ -146,9 +145,9 @@ def _part(own: Ledger, whole: Ledger, entries: list[Entry],
     """Findings, facts and rows of the records of ``own``, checked as part of ``whole``."""
     ids = set(own.records)
     tables = {name: write_rows(workdir / f"{tag}-{name}.json", producer(own)) for name, producer in producers.items()}
-    rows = benchmark_efficiency(own.typed("benchmark", Benchmark), CeilingInputs(whole))
+    ctx = AuditContext(whole)  # its efficiency of each benchmark is computed once, for the rows and the check
+    rows = efficiency_table_rows(arm for record in own.typed("benchmark", Benchmark) for arm in ctx.efficiency(record))
     tables[EFFICIENCY_TABLE] = write_rows(workdir / f"{tag}-{EFFICIENCY_TABLE}.json", rows)
-    ctx = AuditContext(whole)
     return _Part(entries, checking.record_findings(whole, ids, ctx=ctx), checking.record_facts(whole, ids, ctx=ctx),
                  tables)
 

@@ -12,16 +12,13 @@ from collections.abc import Iterator
 
 from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
-from benchledger.perfmodel.ceiling import CeilingInputs
-from benchledger.perfmodel.efficiency import record_efficiency
 
 SCOPE = "record"  # findings of a record depend only on it and the non-benchmark records (checks/__init__)
 
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
-    inputs = CeilingInputs(ctx.ledger)
     for record in ctx.benchmarks:
-        for arm in record_efficiency(record, inputs):
+        for arm in ctx.efficiency(record):
             if not arm.checkable:
                 continue
             if arm.ceiling is None:
