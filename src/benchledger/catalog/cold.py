@@ -28,6 +28,7 @@ from benchledger.catalog.scan import FileStat
 from benchledger.catalog.tables import efficiency_rows, efficiency_table_rows
 from benchledger.catalog.workers import ForkedCalls
 from benchledger.ledger.index import RECORD_KEYS, TABLES, RowsFile, write_rows
+from benchledger.ledger.paths import misplaced_files
 from benchledger.ledger.rows import Row
 from benchledger.ledger.store import Ledger, misplaced_file_errors
 from benchledger.schema import KIND_FOLDERS, Benchmark
@@ -50,6 +51,8 @@ class ColdBuild:
     """Table name (each of ``TABLES`` and ``t_efficiency``) → its rows, in files to load in this order."""
     workers: int = 0
     """How many worker processes built it (0: this process alone)."""
+    misplaced: list[Path] = field(default_factory=list)
+    """The files in sub-folders of kind folders (``ledger.paths.misplaced_files``), as the build found them."""
 
 
 def cold_build(root: Path, files: dict[str, FileStat], workdir: Path, jobs: int, *,
@@ -68,12 +71,13 @@ def serial_build(root: Path, files: dict[str, FileStat], workdir: Path) -> ColdB
     """Build from every file in this process: the whole ledger loaded, ``checking.run_checks`` over it."""
     ledger = Ledger(root=root)
     entries = {rel: load_entry(root, rel, stat, ledger) for rel, stat in files.items()}
-    ledger.errors.extend(misplaced_file_errors(root))
+    misplaced = misplaced_files(root)
+    ledger.errors.extend(misplaced_file_errors(root, misplaced))
     results = checking.run_checks(ledger)
     tables = {name: [write_rows(workdir / f"all-{name}.json", producer(ledger))]
               for name, (_, producer) in TABLES.items()}
     tables[EFFICIENCY_TABLE] = [write_rows(workdir / f"all-{EFFICIENCY_TABLE}.json", efficiency_rows(ledger))]
-    return ColdBuild(entries, results, len(ledger) + len(ledger.errors), tables)
+    return ColdBuild(entries, results, len(ledger) + len(ledger.errors), tables, misplaced=misplaced)
 
 
 @dataclass
@@ -115,12 +119,13 @@ def _parallel_build(root: Path, files: dict[str, FileStat], benchmarks: list[tup
             results.facts.setdefault(name, {}).update(by_record)
     kinds = {e.record_id: e.kind for e in entries.values() if e.record_id and e.kind}
     errors = [error for e in entries.values() if (error := e.load_error(root)) is not None]
-    skeleton = Ledger(root=root, errors=[*errors, *misplaced_file_errors(root)])
+    misplaced = misplaced_files(root)
+    skeleton = Ledger(root=root, errors=[*errors, *misplaced_file_errors(root, misplaced)])
     results.runs = [f for _, check in checking.checks_of("runs") for f in check(AuditContext(context))]
     results.other = [*checking.split_findings(results.facts, kinds), *checking.file_findings(skeleton)]
     tables = {name: [part.tables[name] for part in parts if name in part.tables]
               for name in (*TABLES, EFFICIENCY_TABLE)}
-    return ColdBuild(entries, results, len(kinds) + len(skeleton.errors), tables, len(runs))
+    return ColdBuild(entries, results, len(kinds) + len(skeleton.errors), tables, len(runs), misplaced)
 
 
 def _context_part(root: Path, context: Ledger, entries: list[Entry], workdir: Path) -> _Part:

@@ -58,7 +58,7 @@ from benchledger.catalog.tables import (
 )
 from benchledger.ledger.index import RECORD_KEYS, TABLES, Columns, create_table, insert_files, write_rows
 from benchledger.ledger.io import load_record_bytes
-from benchledger.ledger.paths import FOLDER_KINDS, misplaced_files
+from benchledger.ledger.paths import FOLDER_KINDS
 from benchledger.ledger.rows import Row
 from benchledger.ledger.sql import quote_identifier
 from benchledger.ledger.store import Ledger, gc_paused, misplaced_file_errors
@@ -177,7 +177,7 @@ def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs,
     with tempfile.TemporaryDirectory(prefix="benchledger-rows-") as workdir:
         built = cold_build(root, files, Path(workdir), jobs)
         results = built.results
-        misplaced = [path.relative_to(root).as_posix() for path in misplaced_files(root)]
+        misplaced = [path.relative_to(root).as_posix() for path in built.misplaced]  # (as the build found them)
         con = duckdb.connect(str(tmp))
         out = _Tables(con, Path(workdir))
         try:
