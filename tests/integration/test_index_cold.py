@@ -104,6 +104,28 @@ def test_an_id_used_twice_is_built_in_one_process(tmp_path: Path) -> None:
     assert "identity.duplicate-id" in {f["code"] for f in data["report"]["findings"]}
 
 
+def test_a_file_removed_after_the_scan_is_reported_not_a_crash(tmp_path: Path) -> None:
+    """A record file deleted between the scan and its read (an editor's save, a checkout) is one file that
+    failed to load — a racy entry, a ``files.encoding`` finding — in one process and in workers alike; the
+    other files are built as usual."""
+    root = make_ledger(tmp_path / "ledger")
+    add_benchmarks(root, 4)
+    files = scan_files(root, sorted(FOLDER_KINDS), {}, time.time_ns(), hashed=False)
+    gone = "benchmarks/synthetic-00002.md"
+    (root / gone).unlink()
+    for jobs in (1, 2):
+        workdir = tmp_path / f"jobs-{jobs}"
+        workdir.mkdir()
+        built = cold_build(root, files, workdir, jobs, min_parallel=1) if jobs > 1 else serial_build(root, files,
+                                                                                                     workdir)
+        entry = built.entries[gone]
+        assert entry.record_id is None and entry.error is not None and entry.stat.racy, entry
+        assert entry.error[3] == "files.encoding" and "cannot read the file" in entry.error[2]
+        assert built.entries["benchmarks/synthetic-00001.md"].record_id == "synthetic-00001"
+        findings = [f for f in built.results.other if f.code == "files.encoding"]
+        assert [f.message for f in findings if "synthetic-00002" in f.message], findings
+
+
 def _fails() -> None:
     raise ValueError("a check that breaks")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from benchledger.catalog.scan import UNHASHED, FileStat, sha256_bytes
 from benchledger.errors import RecordError
-from benchledger.ledger.io import load_record_bytes
+from benchledger.ledger.io import load_record_bytes, unreadable
 from benchledger.ledger.rows import Row
 from benchledger.ledger.store import Ledger
 
@@ -46,9 +46,15 @@ def load_entry(root: Path, rel: str, stat: FileStat, ledger: Ledger) -> Entry:
     stat after the read differs from the scan's (a write moves the ctime; a write within the same clock tick
     as the scan's stat leaves a file that was racy already)."""
     path = root / rel
-    with path.open("rb") as handle:  # the stat of the very file read
-        data = handle.read()
-        st = os.fstat(handle.fileno())
+    try:
+        with path.open("rb") as handle:  # the stat of the very file read
+            data = handle.read()
+            st = os.fstat(handle.fileno())
+    except OSError as exc:  # e.g. removed since the scan: one file that failed to load, its entry racy
+        error = unreadable(path, exc)
+        ledger.errors.append(error)
+        gone = FileStat(rel, UNHASHED, stat.size, stat.mtime_ns, stat.ctime_ns, stat.ino, True)
+        return Entry(gone, error=(error.line, error.field, error.message, error.code))
     sha = sha256_bytes(data)
     if stat.sha256 == UNHASHED:
         changed = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) != (stat.size, stat.mtime_ns, stat.ctime_ns,

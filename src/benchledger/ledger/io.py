@@ -101,8 +101,12 @@ def read_record_bytes(path: Path) -> bytes:
             raise _too_large(path, size)
         return path.read_bytes()
     except OSError as exc:
-        raise RecordError(path, None, "", f"cannot read the file ({exc.strerror or exc})",
-                          code="files.encoding") from None
+        raise unreadable(path, exc) from None
+
+
+def unreadable(path: Path, exc: OSError) -> RecordError:
+    """The error of a record file that cannot be read (gone, a folder, no permission)."""
+    return RecordError(path, None, "", f"cannot read the file ({exc.strerror or exc})", code="files.encoding")
 
 
 def record_text(path: Path, data: bytes) -> str:
@@ -242,5 +246,6 @@ __all__ = [
     "read_record_bytes",
     "read_record_text",
     "record_text",
+    "unreadable",
     "write_record",
 ]
