@@ -31,6 +31,7 @@ import duckdb
 from benchledger import __version__
 from benchledger.catalog.scan import (
     FileStat,
+    Stat,
     current_stats,
     file_digest,
     manifest_digest,
@@ -135,11 +136,12 @@ def open_index(ledger_dir: Path | str | None = None, *, cache: bool = True, rebu
         con, meta = _open_meta(db, root, code)
     state = files = None
     if con is not None and meta is not None and db is not None:
-        if _stats_vouch(root, meta, db):
+        vouched, listed = _stats_vouch(root, meta, db)
+        if vouched:
             return Index(con, root, "current", int(meta["records_checked"]))
         state = _read_files(con, meta)
         if state is not None:
-            files = scan_files(root, state.folders, state.files, started)
+            files = scan_files(root, state.folders, state.files, started, listed=listed)
             if is_current(root, state, files):
                 _vouch(db, meta, files)
                 return Index(con, root, "current", int(meta["records_checked"]))
@@ -168,14 +170,14 @@ def is_current(root: Path, state: CachedState, files: dict[str, FileStat]) -> bo
     return _others_current(root, state.meta, files.keys())
 
 
-def _stats_vouch(root: Path, meta: dict[str, str], db: Path) -> bool:
+def _stats_vouch(root: Path, meta: dict[str, str], db: Path) -> tuple[bool, list[Stat] | None]:
     """Whether every record file's stat equals one the cache was found current for (its build's, or the one
-    ``_vouch`` wrote): then no file needs hashing."""
+    ``_vouch`` wrote): then no file needs hashing. Also the stats it took (None when it took none)."""
     vouched = {meta["stat_digest"], _vouched_digest(db)} - {""}
     if not vouched:
-        return False
-    digest, records = current_stats(root, list(json.loads(meta["folders"])))
-    return digest in vouched and _others_current(root, meta, set(records))
+        return False, None
+    digest, listed = current_stats(root, list(json.loads(meta["folders"])))
+    return digest in vouched and _others_current(root, meta, {s[0] for s in listed}), listed
 
 
 def _vouched_digest(db: Path) -> str:

@@ -99,13 +99,24 @@ class _Tables:
 
     def replace(self, table: str, key: str, ids: list[str], rows: Iterable[Row], columns: Columns) -> None:
         """Delete the rows whose ``key`` is one of ``ids``, then insert ``rows``."""
-        self.con.execute(f"DELETE FROM {quote_identifier(table)} WHERE {quote_identifier(key)} IN "
-                         "(SELECT unnest(?::VARCHAR[]))", [ids])
+        among, params = _among(quote_identifier(key), ids)
+        self.con.execute(f"DELETE FROM {quote_identifier(table)} WHERE {among}", params)
         self.insert(table, columns, rows)
 
     def fill(self, table: str, columns: Columns, rows: Iterable[Row]) -> None:
         create_table(self.con, table, columns)
         self.insert(table, columns, rows)
+
+
+FEW_IDS = 256
+
+
+def _among(column: str, ids: list[str]) -> tuple[str, list[Any]]:
+    """SQL and parameters for "``column`` is one of ``ids``": up to ``FEW_IDS`` a list of constants (DuckDB
+    checks them against each row group's min/max, skipping most of a table in id order), else one list."""
+    if len(ids) <= FEW_IDS:
+        return f"{column} IN ({', '.join('?' * len(ids)) or 'NULL'})", list(ids)
+    return f"{column} IN (SELECT unnest(?::VARCHAR[]))", [ids]
 
 
 @dataclass(frozen=True)
@@ -294,14 +305,15 @@ def _write_findings(out: _Tables, root: Path, computed: list[Finding], records_c
              con.execute(f"SELECT record, code, severity, field, message FROM _cache_findings f WHERE {waivable}",
                          params).fetchall()]
     report = checking.finish(root, [*local, *computed], records_checked)
-    scope, scope_params = "", list[list[str]]()
+    scope, scope_params = "", list[Any]()
     if dirty is None:
         con.execute("DELETE FROM t_findings")
     else:
         was = {str(r) for (r,) in con.execute("SELECT DISTINCT record FROM _cache_combined").fetchall()}
         reach = sorted(dirty | was | {f.record for f in report.findings})
-        con.execute("DELETE FROM t_findings WHERE record IN (SELECT unnest(?::VARCHAR[]))", [reach])
-        scope, scope_params = "record IN (SELECT unnest(?::VARCHAR[])) AND ", [reach]  # (the others: as cached)
+        among, scope_params = _among("record", reach)
+        con.execute(f"DELETE FROM t_findings WHERE {among}", scope_params)
+        scope = f"{among} AND "  # (the others: as cached)
     con.execute("INSERT INTO t_findings SELECT code, severity, record, field, message, false, NULL "
                 f"FROM _cache_findings f WHERE {scope}NOT {waivable}", [*scope_params, *params])
     rows = [f.as_row() for f in report.findings]

@@ -52,17 +52,25 @@ def _hash_file(path: str) -> str:
         return sha256_bytes(handle.read())
 
 
+Stat = tuple[str, int, int, int, int]
+"""``(path, size, mtime_ns, ctime_ns, ino)`` of one record file (``current_stats``)."""
+
+
 def stat_entry(rel: str, st: os.stat_result, sha: str, started_ns: int) -> FileStat:
     racy = max(st.st_mtime_ns, st.st_ctime_ns) >= started_ns - RACY_NS
     return FileStat(rel, sha, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, racy)
 
 
 def scan_files(root: Path, folders: list[str], known: dict[str, FileStat], started_ns: int, *,
-               hashed: bool = True) -> dict[str, FileStat]:
+               hashed: bool = True, listed: list[Stat] | None = None) -> dict[str, FileStat]:
     """Every record file (in ``record_files`` order) with its hash; ``known`` entries spare re-hashing.
 
     ``hashed=False`` reads no file: one not in ``known`` gets the hash '' (a build from scratch hashes the
-    bytes it parses, in its workers: ``entries.load_entry``)."""
+    bytes it parses, in its workers: ``entries.load_entry``). ``listed``: the files and stats
+    ``current_stats`` just took of these folders (after ``started_ns``), used as they are (each file is
+    stat-ed once per command)."""
+    if listed is not None:
+        return _scan_listed(root, known, started_ns, listed, hashed)
     out: dict[str, FileStat] = {}
     base = str(root)
     for folder, name in record_names(root, folders):
@@ -81,7 +89,27 @@ def scan_files(root: Path, folders: list[str], known: dict[str, FileStat], start
     return out
 
 
-def stat_digest(stats: Iterable[tuple[str, int, int, int, int]]) -> str:
+def _scan_listed(root: Path, known: dict[str, FileStat], started_ns: int, listed: list[Stat],
+                 hashed: bool) -> dict[str, FileStat]:
+    out: dict[str, FileStat] = {}
+    base = str(root)
+    for rel, size, mtime, ctime, ino in listed:
+        cached = known.get(rel)
+        if cached is not None and not cached.racy and (cached.size, cached.mtime_ns, cached.ctime_ns,
+                                                       cached.ino) == (size, mtime, ctime, ino):
+            sha = cached.sha256
+        elif not hashed:
+            sha = UNHASHED
+        else:
+            try:
+                sha = _hash_file(f"{base}/{rel}")
+            except FileNotFoundError:  # removed since it was listed: it is not part of this state
+                continue
+        out[rel] = FileStat(rel, sha, size, mtime, ctime, ino, max(mtime, ctime) >= started_ns - RACY_NS)
+    return out
+
+
+def stat_digest(stats: Iterable[Stat]) -> str:
     """A digest of ``(path, size, mtime_ns, ctime_ns, ino)`` lines, in order."""
     text = "".join([f"{rel}\0{size}\0{mtime}\0{ctime}\0{ino}\n" for rel, size, mtime, ctime, ino in stats])
     return hashlib.sha256(text.encode()).hexdigest()
@@ -95,14 +123,14 @@ def manifest_digest(files: Iterable[FileStat]) -> str:
     return stat_digest((f.path, f.size, f.mtime_ns, f.ctime_ns, f.ino) for f in listed)
 
 
-def current_stats(root: Path, folders: list[str]) -> tuple[str, list[str]]:
-    """``stat_digest`` of the record files as they are now, and their relative paths (no file is read).
+def current_stats(root: Path, folders: list[str]) -> tuple[str, list[Stat]]:
+    """``stat_digest`` of the record files as they are now, and their stats (no file is read).
 
     The files are those of ``record_names``, listed here with ``os.scandir`` (one listing and one ``stat``
     per file: this runs on every command).
     """
     base = str(root)
-    stats: list[tuple[str, int, int, int, int]] = []
+    stats: list[Stat] = []
     for folder in sorted(folders):
         try:
             with os.scandir(f"{base}/{folder}") as it:
@@ -115,7 +143,7 @@ def current_stats(root: Path, folders: list[str]) -> tuple[str, list[str]]:
             except FileNotFoundError:
                 continue
             stats.append((f"{folder}/{entry.name}", st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
-    return stat_digest(stats), [s[0] for s in stats]
+    return stat_digest(stats), stats
 
 
 def file_digest(path: Path) -> str:
@@ -164,5 +192,6 @@ def others_digest(root: Path, skip: set[str], records: Collection[str], started_
     return digest.hexdigest()
 
 
-__all__ = ["RACY_NS", "UNHASHED", "FileStat", "current_stats", "file_digest", "manifest_digest", "others_digest", "scan_files",
+__all__ = ["RACY_NS", "UNHASHED", "FileStat", "Stat", "current_stats", "file_digest", "manifest_digest",
+           "others_digest", "scan_files",
            "sha256_bytes", "stat_digest", "stat_entry"]
