@@ -306,6 +306,72 @@ def test_concurrent_commands_leave_a_cache_equal_to_a_fresh_build(tmp_path: Path
     assert sorted(p.name for p in folder.iterdir()) == sorted([".gitignore", POINTER, current_db(root).name])
 
 
+KILLED_UPDATE = """
+import os, sys
+from pathlib import Path
+from benchledger.catalog.cache import open_index
+
+root, marker, suffix = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+
+def hook(event, args):
+    if event == "open" and str(args[0]).endswith(suffix) and not marker.exists():
+        marker.write_text("at " + str(args[0]))
+        os.read(0, 1)  # wait here for the SIGKILL (stdin stays open and empty)
+
+sys.addaudithook(hook)
+open_index(root)
+"""
+
+
+@pytest.mark.parametrize("at", ["rows-1.json", ".pointer"])
+def test_an_update_killed_midway_leaves_the_old_index_and_the_next_command_a_current_one(tmp_path: Path,
+                                                                                         at: str) -> None:
+    """SIGKILL while an update has changed half its copy of the database (``rows-1.json``: its first rows go in),
+    or after writing it and before pointing the cache at it (``.pointer``): the cache still names the old
+    index, intact; the next command updates it, equal to a fresh build, and removes what the killed one left."""
+    import signal
+
+    import duckdb
+
+    root = make_ledger(tmp_path / "ledger")
+    index = open_index(root)
+    old_exports = exports(index.con, tmp_path / "old")
+    index.close()
+    before = current_db(root)
+    assert before is not None
+    apply(root, "write", "test-bench", "", 4.0)
+    apply(root, "physics", "phys-a", "", 3.0)
+    marker = tmp_path / "reached"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_UPDATE, str(root), str(marker), at],
+                            stdin=subprocess.PIPE, env=env)
+    try:
+        deadline = time.monotonic() + 300
+        while not marker.exists():  # the child writes it at the point named, then blocks
+            assert proc.poll() is None, "the update finished before reaching the point to kill it at"
+            assert time.monotonic() < deadline, "the update never reached the point to kill it at"
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait(timeout=60) == -signal.SIGKILL
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=60)
+        assert proc.stdin is not None
+        proc.stdin.close()
+    assert current_db(root) == before
+    left = sorted(p.name for p in (root / CACHE_DIR).iterdir())
+    assert len(left) > 3  # the killed writer's database (and its lock) are still there
+    old = duckdb.connect(str(before), read_only=True)
+    try:  # the old index is whole and as it was
+        assert exports(old, tmp_path / "after-kill") == old_exports
+    finally:
+        old.close()
+    assert assert_cache_equals_fresh(root, tmp_path / "s").startswith("updated")
+    assert sorted(p.name for p in (root / CACHE_DIR).iterdir()) == sorted([".gitignore", POINTER,
+                                                                            current_db(root).name])
+
+
 @pytest.mark.skipif(__import__("shutil").which("git") is None, reason="git is not installed")
 def test_a_ledger_made_by_init_keeps_its_cache_out_of_git(tmp_path: Path) -> None:
     from benchledger.ledger.scaffold import init_ledger

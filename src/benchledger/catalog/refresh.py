@@ -203,6 +203,8 @@ def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs,
             out.fill("_cache_findings", LOCAL_COLUMNS, _local_rows(results.local))
             out.fill("_cache_run_findings", LOCAL_COLUMNS, _local_rows(_by_record(results.runs)))
             out.fill("_cache_facts", FACT_COLUMNS, _fact_rows(results.facts))
+            out.fill("_cache_split", LOCAL_COLUMNS,
+                     _local_rows(_by_record(checking.split_findings(results.facts, _kinds(built.entries)))))
             create_table(con, "_cache_combined", FINDING_COLUMNS)
             report = _write_findings(out, root, [*results.runs, *results.other], built.records_checked, None)
             out.fill("_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs, built.entries, misplaced))
@@ -239,12 +241,14 @@ def _update(root: Path, tmp: Path, previous: Path, state: CachedState, files: di
             raise _Rebuild  # a record of another kind in benchmarks/: what the other records read changed
         dirty = sorted({e.record_id for r in (*changed, *removed) if r in old and (e := old[r]).record_id}
                        | set(parsed.records))
+        was = {(e.record_id, e.kind) for r in (*changed, *removed) if r in old and (e := old[r]).record_id}
+        kinds_same = was == {(e.record_id, e.kind) for r in changed if (e := new[r]).record_id}
         context = _context(root, new)
         for record_id, record in parsed.records.items():
             context.add(parsed.paths[record_id], record)
         waivers_same = bool(inputs.hashed) and inputs.hashed == state.meta["hashed_digests"]
         misplaced = json.loads(state.meta["misplaced"])
-        report = _apply(out, root, new, parsed, context, dirty, misplaced, waivers_same)
+        report = _apply(out, root, new, parsed, context, dirty, misplaced, waivers_same, kinds_same)
         touched = {*changed, *removed, *(r for r, s in files.items() if r in old and s != old[r].stat)}
         out.replace("_cache_files", "path", sorted(touched), (e.row() for r, e in new.items() if r in touched),
                  FILE_COLUMNS)
@@ -259,31 +263,42 @@ def _update(root: Path, tmp: Path, previous: Path, state: CachedState, files: di
     return f"updated {len(changed) + len(removed)} of {len(files)} files"
 
 
-def _apply(out: _Tables, root: Path, entries: dict[str, Entry], parsed: Ledger,
-           context: Ledger, dirty: list[str], misplaced: list[str], waivers_same: bool) -> AuditReport:
+def _apply(out: _Tables, root: Path, entries: dict[str, Entry], parsed: Ledger, context: Ledger, dirty: list[str],
+           misplaced: list[str], waivers_same: bool, kinds_same: bool) -> AuditReport:
     """Replace the rows, findings and facts of the ``dirty`` record ids; recompute the combined findings.
 
     ``misplaced``: the files in sub-folders (unchanged: a change there rebuilds); ``waivers_same``: the waivers
-    are those the cache was built with (else every finding is waived again)."""
+    are those the cache was built with (else every finding is waived again); ``kinds_same``: every record id
+    has the kind it had. The ``split`` findings are those cached when the facts of the ``dirty`` ids are
+    unchanged too (they are a function of every record's facts and kinds), else made from every record's."""
     for name, (columns, producer) in TABLES.items():
         if name in RECORD_KEYS:
             out.replace(name, RECORD_KEYS[name], dirty, producer(parsed), columns)
     inputs = CeilingInputs(context)
     out.replace("t_efficiency", "record_id", dirty,
-             benchmark_efficiency(parsed.typed("benchmark", Benchmark), inputs), EFFICIENCY_COLUMNS)
+                benchmark_efficiency(parsed.typed("benchmark", Benchmark), inputs), EFFICIENCY_COLUMNS)
     ids = set(parsed.records)
     ctx = AuditContext(context)
     out.replace("_cache_findings", "record", dirty, _local_rows(checking.record_findings(context, ids, ctx=ctx)),
-             LOCAL_COLUMNS)
-    out.replace("_cache_facts", "record", dirty, _fact_rows(checking.record_facts(context, ids, ctx=ctx)),
-             FACT_COLUMNS)
-    facts = _read_facts(out.con)
-    kinds = {e.record_id: e.kind for e in entries.values() if e.record_id and e.kind}
+                LOCAL_COLUMNS)
+    fresh = list(_fact_rows(checking.record_facts(context, ids, ctx=ctx)))
+    among, params = _among("record", dirty)
+    cached = out.con.execute(f"SELECT check_name, record, facts FROM _cache_facts WHERE {among}", params).fetchall()
+    facts_same = sorted(cached) == sorted((r["check_name"], r["record"], r["facts"]) for r in fresh)
+    out.replace("_cache_facts", "record", dirty, fresh, FACT_COLUMNS)
+    kinds = _kinds(entries)
+    if kinds_same and facts_same:
+        split = [Finding(code, severity, record, field, message) for record, code, severity, field, message in
+                 out.con.execute("SELECT record, code, severity, field, message FROM _cache_split").fetchall()]
+    else:
+        split = checking.split_findings(_read_facts(out.con), kinds)
+        out.con.execute("DELETE FROM _cache_split")
+        out.insert("_cache_split", LOCAL_COLUMNS, _local_rows(_by_record(split)))
     errors = [error for e in entries.values() if (error := e.load_error(root)) is not None]
     skeleton = Ledger(root=root, errors=[*errors, *misplaced_file_errors(root, [root / rel for rel in misplaced])])
     runs = [Finding(code, severity, record, field, message) for record, code, severity, field, message in
             out.con.execute("SELECT record, code, severity, field, message FROM _cache_run_findings").fetchall()]
-    computed = [*runs, *checking.split_findings(facts, kinds), *checking.file_findings(skeleton)]
+    computed = [*runs, *split, *checking.file_findings(skeleton)]
     return _write_findings(out, root, computed, len(kinds) + len(skeleton.errors),
                            set(dirty) if waivers_same else None)
 
@@ -321,6 +336,11 @@ def _write_findings(out: _Tables, root: Path, computed: list[Finding], records_c
     con.execute("DELETE FROM _cache_combined")
     out.insert("_cache_combined", FINDING_COLUMNS, rows)
     return report
+
+
+def _kinds(entries: dict[str, Entry]) -> dict[str, str]:
+    """The kind of every record id (what the ``split`` checks resolve ids against)."""
+    return {e.record_id: e.kind for e in entries.values() if e.record_id and e.kind}
 
 
 def _read_facts(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, Any]]:
