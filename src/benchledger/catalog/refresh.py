@@ -232,7 +232,9 @@ def _update(root: Path, tmp: Path, previous: Path, state: CachedState, files: di
         if any(rel.split("/", 1)[0] != BENCHMARK_FOLDER for rel in (*changed, *removed)):
             raise _Rebuild
         parsed = Ledger(root=root)
-        new = {rel: (load_entry(root, rel, stat, parsed) if rel in changed else Entry(stat, *_rest(old[rel])))
+        reread = set(changed)
+        new = {rel: (load_entry(root, rel, stat, parsed) if rel in reread else
+                     old[rel] if old[rel].stat == stat else Entry(stat, *_rest(old[rel])))
                for rel, stat in files.items()}
         if _duplicates(old.values()) or _duplicates(new.values()):
             raise _Rebuild
@@ -249,7 +251,7 @@ def _update(root: Path, tmp: Path, previous: Path, state: CachedState, files: di
         waivers_same = bool(inputs.hashed) and inputs.hashed == state.meta["hashed_digests"]
         misplaced = json.loads(state.meta["misplaced"])
         report = _apply(out, root, new, parsed, context, dirty, misplaced, waivers_same, kinds_same)
-        touched = {*changed, *removed, *(r for r, s in files.items() if r in old and s != old[r].stat)}
+        touched = {*changed, *removed, *(r for r, e in new.items() if r in old and e is not old[r])}
         out.replace("_cache_files", "path", sorted(touched), (e.row() for r, e in new.items() if r in touched),
                  FILE_COLUMNS)
         con.execute("DELETE FROM _cache_meta")
