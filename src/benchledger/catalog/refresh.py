@@ -2,9 +2,12 @@
 
 When only benchmark record files changed (edited, added, removed, renamed) and no id is used twice, the
 changed files are parsed, their rows replaced in every per-record table, the ``record`` checks re-run for
-them alone (with the non-benchmark records they may read) and their ``split`` facts replaced; the ``split``
-and ``files`` checks then combine every record's cached facts, the ``runs`` checks' findings are kept as
-cached (``runs/`` is not read), and the waivers are applied to everything.
+them alone (with the non-benchmark records they may read) and their ``split`` facts replaced (one row per
+record and check); the ``split`` findings are kept when those facts and every id's kind are unchanged, else
+made from every record's cached facts; the ``files`` checks run on the cached load errors and sub-folder
+files, the ``runs`` checks' findings are kept as cached (``runs/`` is not read). In ``t_findings`` only the
+rows of the changed records and of the combined findings (everything but the cached ``record``-check
+findings no waiver names: ``_cache_combined``) are replaced, all rows when ``waivers.yaml`` changed.
 Any other change — a reference record or source, a file under ``runs/``, a check without ``SCOPE``, a table
 without a record key — rebuilds the index from every file. Either way the result is what
 ``build.build_catalog`` gives for the same files (tests/integration/test_index_cache.py checks that).
