@@ -34,11 +34,14 @@ from ledger_builder import benchmark
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="worker processes are forked on Linux only")
 
 
-def built_by(root: Path, scratch: Path, jobs: int) -> tuple[ColdBuild, dict[str, Any]]:
-    """A cold build with ``jobs`` workers (no size threshold), and everything it holds as comparable data."""
+def built_by(root: Path, scratch: Path, jobs: int, started_ns: int) -> tuple[ColdBuild, dict[str, Any]]:
+    """A cold build with ``jobs`` workers (no size threshold), and everything it holds as comparable data.
+
+    ``started_ns`` is the scan's clock: builds compared must share it, else a file written just before is racy
+    (``scan.RACY_NS``) for the first build and not for a second one that starts after a slow first one."""
     workdir = scratch / f"jobs-{jobs}"
     workdir.mkdir(parents=True)
-    files = scan_files(root, sorted(FOLDER_KINDS), {}, time.time_ns())
+    files = scan_files(root, sorted(FOLDER_KINDS), {}, started_ns)
     built = cold_build(root, files, workdir, jobs, min_parallel=1) if jobs > 1 else serial_build(root, files, workdir)
     results = built.results
     report = checking.finish(root, [*(f for fs in results.local.values() for f in fs), *results.runs,
@@ -72,12 +75,13 @@ def test_workers_build_exactly_what_one_process_builds(tmp_path: Path) -> None:
     (root / "benchmarks" / "latin1.md").write_bytes("---\nid: caf\xe9\n---\n".encode("latin-1"))
     (root / "benchmarks" / "deeper").mkdir()
     (root / "benchmarks" / "deeper" / "x.md").write_text("---\nid: x\n---\n", encoding="utf-8")
-    one = built_by(root, tmp_path / "s", 1)[1]
+    now = time.time_ns()
+    one = built_by(root, tmp_path / "s", 1, now)[1]
     codes = {f["code"] for f in one["report"]["findings"]}
     assert {"duplicates.same-measurement", "contested.not-reciprocal", "schema.invalid", "files.encoding",
             "files.in-subfolder", "secrets.suspected"} <= codes
     for jobs in (2, 3):
-        built, data = built_by(root, tmp_path / "s", jobs)
+        built, data = built_by(root, tmp_path / "s", jobs, now)
         assert built.workers == jobs  # the files really were split among workers
         assert data == one
 
@@ -91,16 +95,18 @@ def test_workers_equal_one_process_after_any_edits(tmp_path_factory: pytest.Temp
     add_benchmarks(root, 3)
     for i, (op, target, other, value) in enumerate(steps):
         apply(root, op, target, other, value)
-        assert built_by(root, base / f"s{i}", 3)[1] == built_by(root, base / f"s{i}", 1)[1]
+        now = time.time_ns()  # one clock for both builds: racy or not alike, however slow the first
+        assert built_by(root, base / f"s{i}", 3, now)[1] == built_by(root, base / f"s{i}", 1, now)[1]
 
 
 def test_an_id_used_twice_is_built_in_one_process(tmp_path: Path) -> None:
     root = make_ledger(tmp_path / "ledger")
     add_benchmarks(root, 4)
     apply(root, "same-id-elsewhere", "synthetic-00003", "", 1.0)  # a model with a benchmark's id
-    built, data = built_by(root, tmp_path / "s", 2)
+    now = time.time_ns()
+    built, data = built_by(root, tmp_path / "s", 2, now)
     assert built.workers == 0
-    assert data == built_by(root, tmp_path / "s", 1)[1]
+    assert data == built_by(root, tmp_path / "s", 1, now)[1]
     assert "identity.duplicate-id" in {f["code"] for f in data["report"]["findings"]}
 
 
