@@ -442,9 +442,6 @@ def test_the_scan_sees_the_files_the_loader_reads_and_every_other_file(tmp_path:
     assert assert_cache_equals_fresh(root, tmp_path / "t").startswith("rebuilt") and status.startswith("rebuilt")
 
 
-@pytest.mark.xfail(strict=True, reason="known defect (issue 15, open): renaming a model record that sits in "
-                   "benchmarks/ over another file leaves the cached findings of the benchmarks that name the model "
-                   "stale ('no model record' where a fresh build finds it); found by the property test above")
 def test_a_renamed_model_record_in_benchmarks_reaches_the_records_that_name_it(tmp_path: Path) -> None:
     root = make_ledger(tmp_path / "ledger")
     assert_cache_equals_fresh(root, tmp_path / "s0")

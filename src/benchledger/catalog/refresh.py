@@ -356,10 +356,11 @@ def _read_facts(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, Any]]:
 
 
 def _context(root: Path, entries: dict[str, Entry]) -> Ledger:
-    """The non-benchmark records, parsed from bytes that must still hash as cached."""
+    """The non-benchmark records, parsed from bytes that must still hash as cached (wherever they lie: a
+    model record in benchmarks/ is read by the benchmarks that name it, as in a fresh build)."""
     ledger = Ledger(root=root)
     for rel, entry in entries.items():
-        if rel.split("/", 1)[0] == BENCHMARK_FOLDER or entry.record_id is None:
+        if entry.kind in (None, "benchmark") or entry.record_id is None:
             continue
         path = root / rel
         data = path.read_bytes()
