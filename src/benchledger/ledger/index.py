@@ -8,7 +8,6 @@ with the file path as a parameter (a row of any size loads: ``insert_files``). S
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ import duckdb
 
 from benchledger.errors import LedgerError
 from benchledger.ledger import rows
+from benchledger.ledger.rowjson import encode_rows
 from benchledger.ledger.sql import public_views, query, quote_identifier
 from benchledger.ledger.store import Ledger
 from benchledger.schema.metrics import OUTCOME_BAND
@@ -122,37 +122,37 @@ def insert_rows(con: duckdb.DuckDBPyConnection, name: str, columns: Columns, dat
 
 @dataclass(frozen=True)
 class RowsFile:
-    """Rows written by ``write_rows``: the file (absent when there are none), how many, its length in characters
-    (no row is longer)."""
+    """Rows written by ``write_rows``: the file (absent when there are none), how many, its size in bytes (no
+    row is longer)."""
 
     path: Path
     rows: int
-    chars: int
+    size: int
 
 
 def write_rows(path: Path, data: Iterable[rows.Row]) -> RowsFile:
     """Write rows to ``path`` as one JSON array of row objects (nothing when there are none).
 
-    One encoder call for them all: encoding row by row costs a Python call per row.
+    One encoder call for them all (``rowjson.encode_rows``): encoding row by row costs a Python call per row.
     """
     listed = data if isinstance(data, list) else list(data)
     if not listed:
         return RowsFile(path, 0, 0)
-    text = _ROW_ENCODER.encode(listed)
-    path.write_text(text, encoding="utf-8")
-    return RowsFile(path, len(listed), len(text))
+    blob = encode_rows(listed)
+    path.write_bytes(blob)
+    return RowsFile(path, len(listed), len(blob))
 
 
 def insert_files(con: duckdb.DuckDBPyConnection, name: str, columns: Columns, files: Iterable[RowsFile]) -> int:
     """Append the rows of these files to a table, in one ``read_json`` over them all; returns how many.
 
     DuckDB reads each row object on its own, up to ``maximum_object_size`` bytes: that limit is set from the
-    longest file, so a row of any size loads (a record of tens of MB, tests/integration/test_index.py).
+    largest file, so a row of any size loads (a record of tens of MB, tests/integration/test_index.py).
     """
     chosen = [f for f in files if f.rows]
     if not chosen:
         return 0
-    largest = 4 * max(f.chars for f in chosen) + 1  # UTF-8 takes at most 4 bytes per character
+    largest = max(f.size for f in chosen) + 1
     spec = "{" + ", ".join(f"{_literal(c)}: {_literal(_type(t))}" for c, t in columns.items()) + "}"
     select = ", ".join(quote_identifier(c) for c in columns)
     con.execute(
@@ -177,8 +177,6 @@ def create_views(con: duckdb.DuckDBPyConnection, scripts: Iterable[str]) -> None
         con.execute(sql)
 
 
-_ROW_ENCODER = json.JSONEncoder(default=str, ensure_ascii=False, separators=(",", ":"))
-"""One encoder for every row (``json.dumps`` with options builds a new one per call)."""
 _TYPES = frozenset({"VARCHAR", "VARCHAR[]", "DOUBLE", "DOUBLE[]", "INTEGER", "BIGINT", "BOOLEAN", "DATE"})
 
 
