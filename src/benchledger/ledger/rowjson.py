@@ -53,15 +53,17 @@ def _orjson_writes_the_same(rows: Sequence[dict[str, Any]]) -> bool:
     if not set(map(type, rows)) <= {dict}:
         return False
     values = list(chain.from_iterable(map(dict.values, rows)))
-    if not _plain(values):
-        return False
-    lists = list(compress(values, map(_IS_LIST, map(type, values))))
-    return not lists or _plain(list(chain.from_iterable(lists)), nested=False)
-
-
-def _plain(values: list[Any], nested: bool = True) -> bool:
     kinds = set(map(type, values))
-    if not kinds <= (PLAIN_TYPES | {list} if nested else PLAIN_TYPES):
+    if not _plain(values, kinds, PLAIN_TYPES | {list}):
+        return False
+    if list not in kinds:
+        return True
+    items = list(chain.from_iterable(compress(values, map(_IS_LIST, map(type, values)))))
+    return _plain(items, set(map(type, items)), PLAIN_TYPES)
+
+
+def _plain(values: list[Any], kinds: set[type], allowed: frozenset[type]) -> bool:
+    if not kinds <= allowed:
         return False
     return float not in kinds or all(map(math.isfinite, compress(values, map(_IS_FLOAT, map(type, values)))))
 
