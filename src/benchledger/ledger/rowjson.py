@@ -23,11 +23,12 @@ from typing import Any
 
 import orjson
 
-PLAIN_TYPES = frozenset({str, int, float, bool, type(None)})
+PLAIN_TYPES: frozenset[type] = frozenset({str, int, float, bool, type(None)})
 """The types of a value orjson writes as the standard encoder does (a float only when finite)."""
 
 _ENCODER = json.JSONEncoder(default=str, ensure_ascii=False, separators=(",", ":"))
 """One encoder for every row (``json.dumps`` with options builds a new one per call)."""
+_PLAIN_OR_LIST: frozenset[type] = PLAIN_TYPES | {list}
 _IS_FLOAT = partial(is_, float)
 _IS_LIST = partial(is_, list)
 
@@ -54,7 +55,7 @@ def _orjson_writes_the_same(rows: Sequence[dict[str, Any]]) -> bool:
         return False
     values = list(chain.from_iterable(map(dict.values, rows)))
     kinds = set(map(type, values))
-    if not _plain(values, kinds, PLAIN_TYPES | {list}):
+    if not _plain(values, kinds, _PLAIN_OR_LIST):
         return False
     if list not in kinds:
         return True
