@@ -26,7 +26,7 @@ class Entry:
 
     def row(self) -> Row:
         line, field, message, code = self.error or (None, None, None, None)
-        return {**self.stat.__dict__, "record_id": self.record_id, "kind": self.kind,
+        return {**self.stat._asdict(), "record_id": self.record_id, "kind": self.kind,
                 "err_line": line, "err_field": field, "err_message": message, "err_code": code}
 
     def load_error(self, root: Path) -> RecordError | None:
