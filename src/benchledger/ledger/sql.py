@@ -14,6 +14,12 @@ def quote_identifier(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def sql_text(text: str) -> str:
+    """``text`` as a DuckDB string literal, inner quotes doubled (for statements that take no parameter:
+    ``ATTACH``)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
 def public_views(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Every view of the index (the public surface), sorted by name."""
     return [r[0] for r in con.execute(
@@ -30,4 +36,4 @@ def query(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tup
     return columns, cursor.fetchall()
 
 
-__all__ = ["public_views", "query", "quote_identifier"]
+__all__ = ["public_views", "query", "quote_identifier", "sql_text"]
