@@ -91,6 +91,13 @@ METHOD_NOTES = (
     "A prefill level pools arms of one GEMM kind only, dense or MoE: an MoE prefill multiplies each expert's "
     "gathered rows (about N·k/E of the N prompt rows) in grouped per-expert GEMMs, a different kernel from a dense "
     "model's N-row GEMMs, so the two do not share one η_p (`accuracy.prefill_gemm_kind`).",
+    "A llama.cpp matrix-vector product over 2–8 rows (a verify batch, a few slots) reads a block-quant weight once "
+    "but dequantises and multiplies it once per row, so each row past the first adds a share c of the one-row "
+    "read, c taken from stored kernel measurements that are no campaign's page: Metal 0.94 "
+    "(llama-cpp-pr-29110-metal-small-batch-mat-vec), CUDA 0.15 (llama-cpp-pr-5434-cuda-mmvq-tiling), AMD 0.14, the "
+    "smallest stored AMD figure, since the ledger does not record whether ROCm or Vulkan ran "
+    "(mx-llama-cpp-issue-10-mi50-small-batch; vulkan-rdna35-mat-vec-columns is larger), Intel none stored "
+    "(`kernels.GEMV_ROW_COST`).",
 )
 """Each modelling choice of the hold-out, in one sentence (rendered into the page's method section)."""
 SELECTION_CAVEAT = (
@@ -117,7 +124,12 @@ HALVES_NOTE = (
     "half. The prefill rule was computed once on both halves at once: its development half holds only the five "
     "MoE MI300X prefill arms, which now have no other MoE campaign to learn from and fall to the defaults (worse), "
     "so the development half does not support it; its gain is on the sealed half's dense arms, seen after it was "
-    "written. Nothing was changed after those runs. The rows "
+    "written. Nothing was changed after those runs. Round 4 (the last note above): named from the whole previous "
+    "page (llama.cpp speedups over-predicted on most parts) and from the sources found for it; each share was "
+    "derived from its source and written, with its unit test, before any figure with it was computed, and it was "
+    "run once. Its development half holds no llama.cpp pair with a block-quant verify and did not move (decode "
+    "21.8 %, speedup 11.9 %), so it does not test this change; the sealed half moved (speedup 32.2 % → 20.5 %, "
+    "decode 12.0 % → 12.1 %). Nothing was changed after that run. The rows "
     "of both halves are printed below, so the sealed half stays a test only for a change selected on the "
     "development half. Every fit of either half holds out the campaign it predicts."
 )
@@ -129,7 +141,11 @@ MISSED_HARMS = (
     "dispatched to the `chunk-prefill` path' (llm-scaler-657), the kernel regime "
     "avesed-vllm-ampere-fa2-kvcache-verify describes for vLLM's FA2 ('its only parallelism is `batch * "
     "num_kv_heads` tiles', '~5% SM occupancy'). That llm-scaler takes this path is stated only by the campaign "
-    "being predicted, so its hold-out has no prior for it: no source outside the campaign exists.",
+    "being predicted, so its hold-out has no prior for it: no source outside the campaign exists (other engines' "
+    "sources show the regime, 'target_verify will have very bad performance when using prefill kernel' at 50000 "
+    "input, sglang-pr-13976-verify-decode-kernel, and vLLM ROCm's 'max_query_len > 1' routing away from its "
+    "paged-decode kernels, vllm-pr-53383-rocm-verify-context-scan, but none says which path llm-scaler's XPU "
+    "backend takes).",
     "llm-scaler-657, int4 1K, low acceptance (S 0.96): an MTP step of 4 drafts takes 72 ms against a 32 ms plain "
     "step, and every 1K arm of both weight formats pays the same 40–48 ms over its plain step: a fixed cost per "
     "speculative step of this engine that no other campaign's pairs show.",
@@ -137,7 +153,8 @@ MISSED_HARMS = (
     "n_max 3): an MTP step takes 52 / 71 ms against a 13.6 ms plain step (3.8× / 5.2×); the model has about 21 / "
     "24 ms. llama.cpp's SYCL backend multiplies a batch of verified rows with its per-expert MUL_MAT loop: a "
     "batched MoE kernel was proposed for one-row batches only, 'Otherwise, falls back to the existing sequential "
-    "per-expert path' (llama.cpp#21996, not yet stored as a ledger source), and the experts a layer touches grow "
+    "per-expert path' (llama-cpp-pr-21996-sycl-moe-mmvq; the merged fused kernel 'will fall back to the existing "
+    "per-expert path [...] for any shape the fused path doesn't handle', llama-cpp-pr-21920-sycl-fused-moe-tg), and the experts a layer touches grow "
     "from 8 to about 23 / 31 at T = 3 / 4. No stored source gives that path's cost per expert and no other "
     "campaign runs an MoE on SYCL, so the model has no such term.",
 )

@@ -17,6 +17,7 @@ from benchledger.perfmodel.architecture import ModelSpec
 from benchledger.perfmodel.bounds import bound_name
 from benchledger.perfmodel.formats import FormatSpec
 from benchledger.perfmodel.hardware import HardwareSpec
+from benchledger.perfmodel.kernels import RowCost, gemv_row_cost
 from benchledger.perfmodel.prefill import prefill_time
 from benchledger.perfmodel.roofline import IDEAL, Efficiency, StepConfig, StepTime, step_time, verify_factor
 from benchledger.perfmodel.specdec import SpecConfig, acceptance_length, spec_step_time
@@ -84,12 +85,19 @@ class Scenario:
     def batch_per_replica(self) -> int:
         return math.ceil(self.concurrency / self.replicas)
 
+    @property
+    def row_cost(self) -> RowCost | None:
+        """The engine's matrix-vector per-row cost on this hardware (``kernels.py``), None when not stored."""
+        return gemv_row_cost(self.engine, self.hardware.family) if self.engine in GEMV_ROWS else None
+
     def step_config(self) -> StepConfig:
         profile = profile_for(self.engine)
+        row_cost = self.row_cost
         return StepConfig(
             model=self.model, hardware=self.hardware, weights=self.weights, kv=self.kv, lm_head=self.lm_head,
             batch=float(self.batch_per_replica), context=float(self.context), tp=self.tp_size,
             stages=max(self.pp, 1), gemv_rows=GEMV_ROWS.get(self.engine or "", 0),
+            gemv_row_cost=0.0 if row_cost is None else row_cost.share,
             draft_catch_up=profile.draft_head_catch_up, prompt_batch=profile.prompt_batch,
             prompt_ubatch=profile.prompt_ubatch,
         )
@@ -226,6 +234,11 @@ def _assumptions(sc: Scenario, params: Params, al: float) -> list[Assumption]:
         else:
             out.append(Assumption("phi", eff.phi, "verify attention factor φ (constant in T)", params.origin("phi")))
         out.append(Assumption("t0_draft_ms", eff.t0_draft * 1e3, "ms per draft step", params.origin("t0_draft_ms")))
+    if sc.row_cost is not None:
+        out.append(Assumption("gemv_row_cost", round(sc.row_cost.share, 4),
+                              f"share of a one-row weight read per extra row (matrix-vector kernel on block-quant "
+                              f"weights, ≤ {GEMV_ROWS[sc.engine or '']} rows): {sc.row_cost.derivation}",
+                              f"record:{sc.row_cost.source}"))
     if sc.pp > 1:
         out.append(Assumption("pipeline_stages", sc.pp, "stages (per-stage times add)", sc.provenance.get(
             "split", "input")))

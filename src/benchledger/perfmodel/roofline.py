@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from benchledger.perfmodel.architecture import ModelSpec
 from benchledger.perfmodel.formats import FormatSpec
 from benchledger.perfmodel.hardware import HardwareSpec
+from benchledger.perfmodel.kernels import gemv_rows_factor
 
 ACTIVATION_BYTES = 2.0
 """Bytes per activation element moved by a TP all-reduce (bf16)."""
@@ -104,6 +105,9 @@ class StepConfig:
     """Pipeline stages (layer split): a token crosses them in turn, so their times add (bandwidth does not)."""
     gemv_rows: int = 0
     """Rows up to which the engine runs GEMMs with a matrix-vector kernel that stays memory-bound (0: none)."""
+    gemv_row_cost: float = 0.0
+    """Each row past the first of that kernel on block-quant weights adds this share of the one-row read
+    (``kernels.py``: it dequantises and multiplies once per row)."""
     draft_catch_up: bool = False
     """The engine re-runs the draft head over each verified batch (``EngineProfile.draft_head_catch_up``)."""
     prompt_batch: int = 0
@@ -140,7 +144,9 @@ def forward_terms(cfg: StepConfig, eff: Efficiency) -> list[Term]:
     w_bytes = m.body_params_streamed(tokens, cfg.expert_union) * cfg.weights.bytes_per_param / tp
     w_flops = 2.0 * tokens * m.body_params_active / tp
     secs, bound = op_time(w_bytes, w_flops, hw.bandwidth, peak_w, eff)
-    detail = f"N={tokens:g} rows"
+    rows_factor = gemv_rows_factor(tokens, cfg.gemv_rows, cfg.gemv_row_cost, cfg.weights.id)
+    secs *= rows_factor
+    detail = f"N={tokens:g} rows" + (f", matrix-vector × {rows_factor:.3g} for the rows" if rows_factor > 1 else "")
     if m.is_moe:
         detail += f", {m.expert_union(tokens) if cfg.expert_union == 'expected' else m.experts_active:.1f} experts/layer"
     terms.append(Term("weights", secs, w_bytes, w_flops, bound, detail))
@@ -151,6 +157,7 @@ def forward_terms(cfg: StepConfig, eff: Efficiency) -> list[Term]:
     h_bytes = m.lm_head_params * cfg.lm_head.bytes_per_param / tp
     h_flops = 2.0 * tokens * m.lm_head_params / tp
     secs, bound = op_time(h_bytes, h_flops, hw.bandwidth, peak_h, eff)
+    secs *= gemv_rows_factor(tokens, cfg.gemv_rows, cfg.gemv_row_cost, cfg.lm_head.id)
     terms.append(Term("lm_head", secs, h_bytes, h_flops, bound, f"V·H={m.lm_head_params:.3g}"))
 
     _, peak_a, _ = hw.gemm_peak("bf16")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from benchledger.perfmodel.architecture import ModelSpec
 from benchledger.perfmodel.formats import FormatSpec
+from benchledger.perfmodel.kernels import gemv_rows_factor
 from benchledger.perfmodel.roofline import (
     Efficiency,
     StepConfig,
@@ -103,6 +104,7 @@ def draft_terms(cfg: StepConfig, spec: SpecConfig, eff: Efficiency) -> list[Term
     d_bytes = layer_params * fmt.bytes_per_param / tp
     d_flops = 2.0 * rows * layer_params / tp
     secs, bound = op_time(d_bytes, d_flops, hw.bandwidth, peak_d, eff)
+    secs *= gemv_rows_factor(rows, cfg.gemv_rows, cfg.gemv_row_cost, fmt.id)
     est = " (estimated: one average layer + 2H² projection)" if m.mtp_params_estimated else ""
     terms = [Term("draft_layer", secs * steps, d_bytes * steps, d_flops * steps, bound,
                   f"{steps} × {layer_params:.3g} params{est}")]
@@ -113,6 +115,7 @@ def draft_terms(cfg: StepConfig, spec: SpecConfig, eff: Efficiency) -> list[Term
     h_bytes = vocab * m.hidden * cfg.lm_head.bytes_per_param / tp
     h_flops = 2.0 * rows * vocab * m.hidden / tp
     secs, bound = op_time(h_bytes, h_flops, hw.bandwidth, peak_h, eff)
+    secs *= gemv_rows_factor(rows, cfg.gemv_rows, cfg.gemv_row_cost, cfg.lm_head.id)
     terms.append(Term("draft_lm_head", secs * steps, h_bytes * steps, h_flops * steps, bound,
                       f"{steps} × lm_head V={vocab}"))
 
@@ -143,6 +146,7 @@ def catch_up_terms(cfg: StepConfig, spec: SpecConfig, eff: Efficiency, layer_byt
     _, peak, _ = hw.gemm_peak(fmt.id)
     peak = None if rows <= cfg.gemv_rows else peak
     secs, bound = op_time(layer_bytes, 2.0 * rows * layer_params / tp, hw.bandwidth, peak, eff)
+    secs *= gemv_rows_factor(rows, cfg.gemv_rows, cfg.gemv_row_cost, fmt.id)
     a_secs, _ = op_time(kv_bytes, 0.0, hw.bandwidth, None, eff)
     return [Term("draft_catch_up", secs + a_secs + eff.t0_draft, layer_bytes + kv_bytes, 2.0 * rows * layer_params / tp,
                  bound, f"head re-run over {rows:g} verified rows (engine mirrors the verify batch)")]

@@ -1,0 +1,67 @@
+"""Engine kernel facts the roofline needs beyond bytes and FLOPs, each taken from a stored ledger source.
+
+A llama.cpp forward over a few rows (a verify of T ≤ 8 tokens, a batch of ≤ 8 sequences) multiplies its
+block-quant weights with a matrix-vector kernel (``predict.GEMV_ROWS``). That kernel reads each weight once, but
+it dequantises every block and redoes its dot products once per row, so on top of the one-row weight read each
+extra row adds a share ``c`` of it: ``t(r) = t(1) · (1 + c·(r − 1))``. ``c`` is the backend's, from a stored
+measurement of that kernel (``GEMV_ROW_COST``); llama.cpp runs Metal on Apple and CUDA on NVIDIA parts, while an
+AMD part may run ROCm or Vulkan (the ledger does not record which), so AMD takes the smallest per-row cost any
+stored AMD measurement shows; Intel (SYCL or Vulkan) has no stored measurement and costs no extra row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from benchledger.perfmodel.hardware import GGUF_MMQ_FAMILIES
+
+
+@dataclass(frozen=True)
+class RowCost:
+    """Extra time of each row past the first, as a share of the one-row weight read, and where it is from."""
+
+    share: float
+    source: str
+    """Ledger source id of the measurement."""
+    derivation: str
+
+
+def _slope(t1: float, tr: float, rows: int) -> float:
+    """Per-extra-row share from the time of one row and of ``rows`` rows: (t_r / t_1 − 1) / (r − 1)."""
+    return (tr / t1 - 1.0) / (rows - 1)
+
+
+GEMV_ROW_COST: dict[tuple[str, str], RowCost] = {
+    ("llama-cpp", "apple"): RowCost(
+        _slope(53.1, 403.9, 8), "llama-cpp-pr-29110-metal-small-batch-mat-vec",
+        "Metal kernel_mul_mv_ext, q8_0 4096x14336: 53.1 us at n=1, 403.9 at n=8"),
+    ("llama-cpp", "nvidia"): RowCost(
+        _slope(1 / 105.29, 8 / 406.71, 8), "llama-cpp-pr-5434-cuda-mmvq-tiling",
+        "CUDA mul_mat_vec_q, RTX 3090 llama 7B Q2_K_M pp512: 105.29 t/s at batch 1, 406.71 at batch 8"),
+    ("llama-cpp", "amd"): RowCost(
+        _slope(47.6, 94.5, 8), "mx-llama-cpp-issue-10-mi50-small-batch",
+        "MI50 single card, Qwen3.8-27B Q8_0 forward: 47.6 ms at 1 token, 94.5 at 8 (the smallest AMD figure "
+        "stored; the Vulkan RDNA3.5 figures of vulkan-rdna35-mat-vec-columns are larger)"),
+}
+"""(engine, hardware vendor) → per-extra-row cost of the engine's matrix-vector kernel on block-quant weights."""
+
+
+def gemv_row_cost(engine: str | None, hardware_family: str) -> RowCost | None:
+    """The row cost of ``engine`` on a part of ``hardware_family`` ('nvidia discrete' …), None when not stored."""
+    vendor = hardware_family.split(" ")[0].lower()
+    return GEMV_ROW_COST.get((engine or "", vendor))
+
+
+def is_block_quant(format_id: str) -> bool:
+    """A GGUF block-quant format (``q4-k-m``, ``q8-0``, ``iq4-xs``, ``ud-q4-k-xl``…): dequantised per row."""
+    return format_id.split("-")[0].split("_")[0].lower() in GGUF_MMQ_FAMILIES
+
+
+def gemv_rows_factor(rows: float, max_rows: int, share: float, format_id: str) -> float:
+    """``1 + c·(rows − 1)`` for a block-quant matrix-vector product over ``1 < rows ≤ max_rows``, else 1."""
+    if share <= 0.0 or not 1.0 < rows <= max_rows or not is_block_quant(format_id):
+        return 1.0
+    return 1.0 + share * (rows - 1.0)
+
+
+__all__ = ["GEMV_ROW_COST", "RowCost", "gemv_row_cost", "gemv_rows_factor", "is_block_quant"]
