@@ -127,7 +127,7 @@ HALVES_NOTE = (
     "written. Nothing was changed after those runs. Round 4 (the last note above): named from the whole previous "
     "page (llama.cpp speedups over-predicted on most parts) and from the sources found for it; each share was "
     "derived from its source and written, with its unit test, before any figure with it was computed, and it was "
-    "run once. Its development half holds no llama.cpp pair with a block-quant verify and did not move (decode "
+    "run once, on the ledger of commit 5dc2c2a. Its development half holds no llama.cpp pair with a block-quant verify and did not move (decode "
     "21.8 %, speedup 11.9 %), so it does not test this change; the sealed half moved (speedup 32.2 % → 20.5 %, "
     "decode 12.0 % → 12.1 %). Nothing was changed after that run. The rows "
     "of both halves are printed below, so the sealed half stays a test only for a change selected on the "
