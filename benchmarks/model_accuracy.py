@@ -98,6 +98,10 @@ METHOD_NOTES = (
     "smallest stored AMD figure, since the ledger does not record whether ROCm or Vulkan ran "
     "(mx-llama-cpp-issue-10-mi50-small-batch; vulkan-rdna35-mat-vec-columns is larger), Intel none stored "
     "(`kernels.GEMV_ROW_COST`).",
+    "A llama-bench tg N result whose record leaves the input length unknown decodes its N tokens with no prompt "
+    "from KV depth 0, llama-bench's default ('-d, --n-depth <n> (default: 0)', "
+    "llama-cpp-llama-bench-readme-08d0baa), so its mean decode KV length is N/2, not the assumed 1000 "
+    "(`inputs.arm_context`, listed per arm).",
 )
 """Each modelling choice of the hold-out, in one sentence (rendered into the page's method section)."""
 SELECTION_CAVEAT = (
@@ -124,12 +128,16 @@ HALVES_NOTE = (
     "half. The prefill rule was computed once on both halves at once: its development half holds only the five "
     "MoE MI300X prefill arms, which now have no other MoE campaign to learn from and fall to the defaults (worse), "
     "so the development half does not support it; its gain is on the sealed half's dense arms, seen after it was "
-    "written. Nothing was changed after those runs. Round 4 (the last note above): named from the whole previous "
+    "written. Nothing was changed after those runs. Round 4 (the last two notes above): the row cost was named from the whole previous "
     "page (llama.cpp speedups over-predicted on most parts) and from the sources found for it; each share was "
     "derived from its source and written, with its unit test, before any figure with it was computed, and it was "
     "run once, on the ledger of commit 5dc2c2a. Its development half holds no llama.cpp pair with a block-quant verify and did not move (decode "
     "21.8 %, speedup 11.9 %), so it does not test this change; the sealed half moved (speedup 32.2 % → 20.5 %, "
-    "decode 12.0 % → 12.1 %). Nothing was changed after that run. The rows "
+    "decode 12.0 % → 12.1 %). The llama-bench tg rule was named from that run's rows (sealed half: every "
+    "xiongjiedai tg arm sat at the assumed context 1000, so one card's tg 1024 and tg 8192 got one prediction where "
+    "the source measured 127.74 and 110.66 tok/s) and written, with its unit test, before any figure with it was "
+    "computed; the development half holds no llama-bench arm, so it does not test this rule either. Both were "
+    "then run together once on this page's ledger, and nothing was changed after. The rows "
     "of both halves are printed below, so the sealed half stays a test only for a change selected on the "
     "development half. Every fit of either half holds out the campaign it predicts."
 )

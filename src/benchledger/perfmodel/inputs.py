@@ -242,13 +242,27 @@ def arm_spec(record: Benchmark, arm: Arm, engine: str) -> SpecConfig | str | Non
     return SpecConfig(spec.method, int(k), rates, al, state_snapshots=snapshots_per_position(engine))
 
 
+LLAMA_BENCH_TG = "llama-bench-tg"
+"""A llama-bench text-generation result: ``-n N`` tokens generated with no prompt, from the KV depth ``-d``
+(default 0) (ledger/sources/llama-cpp-llama-bench-readme-08d0baa.md)."""
+DEPTH_FLAG = re.compile(r"(?:^|\s)(?:-d|--n-depth)(?:[=\s]|$)")
+
+
+def llama_bench_tg(record: Benchmark, arm: Arm) -> bool:
+    """Every result of the arm is a llama-bench tg result and its flags state no KV depth (``-d``)."""
+    if not arm.results or any(r.definition != LLAMA_BENCH_TG for r in arm.results):
+        return False
+    return DEPTH_FLAG.search(text(effective_subject(record, arm).engine_flags) or "") is None
+
+
 def arm_context(record: Benchmark, arm: Arm) -> float | None:
-    """Mean KV length during decode: input + output/2 (input alone when output is unknown)."""
+    """Mean KV length during decode: input + output/2 (input alone when output is unknown); a llama-bench tg
+    result with no input length decodes its N tokens from depth 0, its default: N/2."""
     wl = effective_workload(record, arm)
     inp = number(wl.input_tokens)
     out = number(wl.output_tokens)
     if inp is None:
-        return None
+        return out / 2.0 if out is not None and llama_bench_tg(record, arm) else None
     return inp + (out / 2.0 if out is not None else 0.0)
 
 
@@ -347,6 +361,9 @@ def arm_scenario(ledger: Ledger, record: Benchmark, arm: Arm, *, unknown_context
         if note:
             assumed.append(note)
     context = arm_context(record, arm)
+    if context is not None and number(effective_workload(record, arm).input_tokens) is None:
+        assumed.append(f"context {context:g}: llama-bench tg decodes from KV depth 0, its default (input_tokens "
+                       f"unknown)")
     missing = [name for name, v in (("weights", weights), ("accelerator_count", devices),
                                     ("concurrency", concurrency)) if v is None]
     if context is None:
@@ -381,6 +398,7 @@ def arm_scenario(ledger: Ledger, record: Benchmark, arm: Arm, *, unknown_context
 
 
 __all__ = [
+    "LLAMA_BENCH_TG",
     "AcceptanceLookup",
     "ArmScenario",
     "arm_concurrency",
@@ -392,6 +410,7 @@ __all__ = [
     "find_calibration",
     "format_spec",
     "hardware_spec",
+    "llama_bench_tg",
     "number",
     "params_for",
     "params_from_calibration",
