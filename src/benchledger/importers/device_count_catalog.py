@@ -27,6 +27,15 @@ ACCELERATORS: dict[str, str] = {
 """Device as a column (or, for ``VM`` columns, the conditions line's ``VMs``) names it → accelerator id."""
 
 
+WEIGHTS: dict[str, str] = {"q40": "dllama-q40"}
+"""The conditions line's ``Weights = …`` (slugified) → format id: distributed-llama's own ``Q40`` block format."""
+
+
+def weights(stated: str) -> str | None:
+    """The format id of a ``Weights = …`` value, or None."""
+    return WEIGHTS.get(slugify(stated))
+
+
 def model(stated: str) -> str | None:
     """The model id of a model row, or None."""
     return MODELS.get(slugify(stated))
@@ -37,4 +46,4 @@ def accelerator(stated: str) -> str | None:
     return ACCELERATORS.get(slugify(stated))
 
 
-__all__ = ["ACCELERATORS", "ENGINE", "MODELS", "accelerator", "model"]
+__all__ = ["ACCELERATORS", "ENGINE", "MODELS", "WEIGHTS", "accelerator", "model", "weights"]

@@ -17,7 +17,7 @@ Mapping (foreign field → ledger field, or why not):
 | ``2.26 t/s`` | ``per_stream_throughput`` mean tok/s |
 | ``I: … ms, T: … ms`` (root node's inference and network transfer time) | not imported: no ledger metric for a part of one token's time |
 | ``Not enough RAM`` | no arm (nothing measured); named in the record body |
-| ``Weights = Q40`` | ``subject.weights`` ``unknown: unchecked`` (stated; distributed-llama's own 4-bit format has no format record) |
+| ``Weights = Q40`` | ``subject.weights`` via ``device_count_catalog.WEIGHTS`` (``dllama-q40``), quoted with the conditions line; a value with no format record: ``unknown`` with the text |
 | ``tested on 0.3.1 version`` | ``subject.engine_version`` |
 | ``Buffer``, ``nSamples``, switch | named in the record body (no ledger field) |
 | prompt and output length, concurrency, warmup, threads | ``unknown: source_omits`` |
@@ -43,6 +43,7 @@ from benchledger.importers.snapshot_source import (
 from benchledger.schema import (
     Arm,
     Benchmark,
+    Condition,
     Parallelism,
     Result,
     Subject,
@@ -167,9 +168,7 @@ def _table_records(snap: Snapshot, file: StoredFile, table: CountTable, number: 
             model=_ref(ctx, "model", catalog.model(cells[0]), cells[0]),
             engine=_ref(ctx, "engine", catalog.ENGINE, "Distributed Llama"),
             accelerator=_ref(ctx, "accelerator", catalog.accelerator(stated_device), stated_device),
-            weights=Unknown(unknown="unchecked", note=f"'Weights = {conditions['Weights']}' stated: distributed-llama's "
-                                                      "own format, no format record yet") if "Weights" in conditions
-            else None,
+            weights=_weights(conditions.get("Weights"), table.conditions_line, source_id, ctx),
             engine_version=known(version["v"], table.conditions_line, source_id, "the conditions line above the table")
             if version else None)
         workload = Workload(scenario="per-request")
@@ -195,6 +194,18 @@ def _table_records(snap: Snapshot, file: StoredFile, table: CountTable, number: 
             measured_by="self", subject=subject, workload=workload, arms=arms, sources=[source_id],
             history=[created(ctx, FORMAT, "bulk import of a public device-count table")], body=body))
     return out
+
+
+def _weights(stated: str | None, line: str, source_id: str, ctx: ImportContext) -> Condition | None:
+    """The conditions line's ``Weights = …`` as the format record it names (``catalog.WEIGHTS``), quoted with the
+    line; a value with no record in this ledger stays unknown with the text; None when the line states none."""
+    if stated is None:
+        return None
+    fid = catalog.weights(stated)
+    record = ctx.resolver.records.get(fid) if fid else None
+    if fid is None or getattr(record, "kind", None) != "format":
+        return Unknown(unknown="unchecked", note=f"'Weights = {stated}' stated: no format record for it in this ledger")
+    return known(fid, line, source_id, f"'Weights = {stated}' stated: distributed-llama's own 4-bit block format")
 
 
 def _arm(n: int, column: str, cell: str, line: str, table: CountTable, source_id: str, notes: list[str]) -> Arm | None:

@@ -53,8 +53,8 @@ class WeightFormat:
 
 
 _GGML_TYPE = re.compile(r"ggmlv3\.(?P<type>[a-z0-9_]+)$", re.IGNORECASE)
-GGML_TYPES: dict[str, str] = {"q4_0": "q4-0", "q8_0": "q8-0"}
-"""GGML file type (the model file's suffix) → format id; q2_K has no format record."""
+GGML_TYPES: dict[str, str] = {"q2_k": "q2-k", "q4_0": "q4-0", "q8_0": "q8-0"}
+"""GGML file type (the model file's suffix, lower-cased) → format id."""
 
 
 def device(stated: str) -> Device:

@@ -58,9 +58,10 @@ ENGINES: tuple[tuple[str, str], ...] = (
 """The first name (case-insensitive) the ``framework`` text contains → engine id (vLLM before PyTorch: a vLLM
 stack lists both). TensorRT is NVIDIA's named framework; the system file does not say TensorRT-LLM."""
 
-FORMATS: dict[str, str] = {"fp16": "fp16", "bf16": "bf16", "fp8": "fp8", "int8": "int8", "int4": "int4",
-                           "mxfp4": "mxfp4", "fp4": "fp4"}
-"""``weight_data_types`` (lower-cased) → format id. ``UNSET``, ``UINT4`` and lists stay unknown with the text."""
+FORMATS: dict[str, str] = {"fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "fp8": "fp8", "int8": "int8",
+                           "int4": "int4", "uint4": "uint4", "mxfp4": "mxfp4", "fp4": "fp4"}
+"""``weight_data_types`` (lower-cased) → format id. ``UNSET`` (the submitter stated none) and lists stay unknown
+with the text."""
 
 
 def engine_of(framework: str) -> str | None:

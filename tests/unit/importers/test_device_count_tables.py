@@ -21,7 +21,7 @@ from benchledger.importers.device_count_tables import count_tables
 from benchledger.importers.stored_files import stored_files
 from benchledger.ledger.io import write_record
 from benchledger.ledger.store import Ledger
-from benchledger.schema import Arm, Benchmark, Engine, Known, ModelArch, Source, Unknown
+from benchledger.schema import Arm, Benchmark, Engine, Format, Known, ModelArch, Source, Unknown
 from benchledger.schema.reference import Accelerator
 
 URL = "https://github.com/b4rtaz/distributed-llama"
@@ -77,7 +77,7 @@ def test_cells_become_arms_quoted_with_their_row(tmp_path: Path, readme: str, le
     assert x4.parallelism is not None and isinstance(x4.parallelism.tp, Known) and x4.parallelism.tp.value == 4
     assert pi5.subject.accelerator == "raspberry-pi-5-8gb" and pi5.subject.engine == "distributed-llama"
     assert isinstance(pi5.subject.engine_version, Known) and pi5.subject.engine_version.value == "0.3.1"
-    assert isinstance(pi5.subject.weights, Unknown) and "Q40" in (pi5.subject.weights.note or "")
+    assert isinstance(pi5.subject.weights, Unknown) and "Q40" in (pi5.subject.weights.note or "")  # no record here
     assert isinstance(pi5.workload.concurrency, Unknown) and pi5.workload.concurrency.unknown == "source_omits"
     big = records["Llama 2 70B on Raspberry Pi 4B 8 GB clusters"]
     assert [a.name for a in big.arms] == ["x8"] and "4 x RasPi 4B 8 GB: Not enough RAM (nothing measured)" in big.body
@@ -123,3 +123,17 @@ def test_conditions_line_and_columns(readme: str) -> None:
     assert first.counts == {1: (1, "RasPi 5 8 GB"), 2: (2, "RasPi 5 8 GB"), 3: (4, "RasPi 5 8 GB")}
     vm = count_tables(readme)[2]
     assert vm.conditions["VMs"] == "c3d-highcpu-30"
+
+
+def test_weights_q40_names_the_distributed_llama_format(tmp_path: Path, readme: str, ledger_dir: Path) -> None:
+    """``Weights = Q40`` on the conditions line resolves to the ``dllama-q40`` format record, quoted with the line."""
+    _references(ledger_dir)
+    u = Unknown(unknown="unchecked", note="test reference")
+    write_record(ledger_dir, Format(kind="format", id="dllama-q40", title="q40", name="Q40", applies_to=["weights"],
+                                    bits_per_element=u, bytes_per_param=u))
+    import_files("device-count-tables", [_repo(tmp_path, readme)], ledger_dir, options())
+    pi5 = _records(ledger_dir)["Llama 2 7B on Raspberry Pi 5 8GB clusters"]
+    weights = pi5.subject.weights
+    assert isinstance(weights, Known) and weights.value == "dllama-q40"
+    assert weights.quote is not None and weights.quote.startswith("<sub><sup>Weights = Q40, Buffer = Q80")
+    assert audit_errors(ledger_dir) == []

@@ -75,7 +75,7 @@ def test_rows_become_arms_quoted_with_their_row(tmp_path: Path, performance: str
     assert metal.subject is not None and isinstance(metal.subject.weights, Known)
     assert metal.subject.weights.value == "q4-0"
     q2k = _arm(m2, "q2-k-cpu").subject
-    assert q2k is not None and isinstance(q2k.weights, Unknown)  # q2_K has no format record
+    assert q2k is not None and isinstance(q2k.weights, Unknown)  # no q2-k format record in this ledger
     assert m2.subject.engine == "llama-cpp" and m2.subject.model == "llama-2-7b"
     assert isinstance(m2.workload.concurrency, Unknown) and m2.workload.concurrency.unknown == "source_omits"
     gpu = records["nvidia-rtx-2080-ti"]
@@ -137,3 +137,17 @@ def test_tables_need_a_device_and_a_speed_column(performance: str) -> None:
         ("Performance on Nvidia GPU", "Speed (tokens/sec)", "GPU VRAM"),
         ("Performance on CPU / OpenBLAS / cuBLAS / CLBlast / Metal", "Speed (tokens/sec)", "RAM / GPU VRAM")]
     assert device_tables("| Device | load time (s) |\n|---|---|\n| x | 1 |\n") == []
+
+
+def test_a_q2_k_file_names_the_q2_k_format(tmp_path: Path, performance: str, ledger_dir: Path) -> None:
+    """The GGML file type ``q2_K`` resolves to the ``q2-k`` format record when the ledger has one."""
+    _references(ledger_dir)
+    u = Unknown(unknown="unchecked", note="test reference")
+    write_record(ledger_dir, Format(kind="format", id="q2-k", title="q2-k", name="Q2_K", applies_to=["weights"],
+                                    bits_per_element=u, bytes_per_param=u))
+    import_files("device-speed-tables", [_repo(tmp_path, {"docs/performance.md": performance})], ledger_dir, options())
+    q2k = _arm(_records(ledger_dir)["apple-m2"], "q2-k-cpu").subject
+    assert q2k is not None and isinstance(q2k.weights, Known)
+    assert q2k.weights.value == "q2-k"
+    assert q2k.weights.quote == "| llama-2-7b-chat.ggmlv3.q2_K | 2 bit | Apple M2 CPU | 4.5 GB RAM | 11.10 | 0.10 |"
+    assert audit_errors(ledger_dir) == []

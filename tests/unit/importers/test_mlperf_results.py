@@ -15,6 +15,8 @@ from tests.unit.importers.support import audit_errors, options, snapshot
 
 from benchledger.errors import ImportFormatError
 from benchledger.importers import import_files
+from benchledger.importers.git_snapshot import StoredFile
+from benchledger.importers.mlperf_system import weights_condition
 from benchledger.importers.stored_files import stored_files
 from benchledger.ledger.io import write_record
 from benchledger.ledger.store import Ledger
@@ -178,8 +180,9 @@ def test_v6_layout_measurements_in_the_results_folder(fixtures: Path, tmp_path: 
     write_record(ledger_dir, Engine(kind="engine", id="tensorrt-llm", title="t", name="t"))
     write_record(ledger_dir, Accelerator(kind="accelerator", id="nvidia-gb300", title="g", name="g", vendor="NVIDIA",
                                          memory_gb=u, memory_bandwidth_gbs=u))
-    write_record(ledger_dir, Format(kind="format", id="fp4", title="fp4", name="fp4", applies_to=["weights"],
-                                    bits_per_element=u, bytes_per_param=u))
+    for fid in ("fp4", "fp32"):
+        write_record(ledger_dir, Format(kind="format", id=fid, title=fid, name=fid, applies_to=["weights"],
+                                        bits_per_element=u, bytes_per_param=u))
     import_files("mlperf-results", [root], ledger_dir, options())
     records = _benchmarks(ledger_dir)
     assert sorted(records) == ["gpt-oss-120b@NVIDIA", "qwen3-vl-235b-a22b@NVIDIA"]
@@ -189,7 +192,25 @@ def test_v6_layout_measurements_in_the_results_folder(fixtures: Path, tmp_path: 
     assert getattr(weights, "value", None) == "fp4"
     tokens = next(r for r in offline.results if r.metric == "output_throughput")
     assert (tokens.value, tokens.quote) == (1042980.0, "Tokens per second: 1.04298e+06")
-    vl = records["qwen3-vl-235b-a22b@NVIDIA"]  # the vision-language benchmark: samples/s only, fp32 not a format
+    vl = records["qwen3-vl-235b-a22b@NVIDIA"]  # the vision-language benchmark: samples/s only
     assert [(r.metric, r.value) for r in vl.arms[0].results] == [("request_throughput", 41.64)]
-    assert vl.subject.model == "unknown-model" and isinstance(vl.subject.weights, Unknown)
+    assert vl.subject.model == "unknown-model" and isinstance(vl.subject.weights, Known)
+    assert (vl.subject.weights.value, vl.subject.weights.quote) == ("fp32", '"weight_data_types": "fp32",')
     assert audit_errors(ledger_dir) == []
+
+
+@pytest.mark.parametrize(("stated", "formats", "expected"), [
+    ("UINT4", {"uint4"}, "uint4"),  # the MLPerf spelling of unsigned 4-bit weights
+    ("fp32", {"fp32"}, "fp32"),
+    ("UINT4", {"int4"}, None),  # a ledger without the record keeps it unknown
+    ("UNSET", {"uint4", "fp32", "int4"}, None),  # the submitter stated no format: never guessed
+])
+def test_weight_data_types_resolve_to_format_records(stated: str, formats: set[str], expected: str | None) -> None:
+    text = f'{{\n    "starting_weights_filename": "x",\n    "weight_data_types": "{stated}",\n    "input_data_types": "int32"\n}}\n'
+    file = StoredFile(path="measurements.json", blob="0" * 40, data=text.encode())
+    weights = weights_condition(file, "src", formats).weights
+    if expected is None:
+        assert isinstance(weights, Unknown) and f"'{stated}'" in (weights.note or "")
+    else:
+        assert isinstance(weights, Known) and weights.value == expected
+        assert (weights.quote, weights.source) == (f'"weight_data_types": "{stated}",', "src")
