@@ -196,9 +196,10 @@ def _alive(pid: int) -> bool:
 
 
 def _start_and_wait_for_workers(command: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], list[int]]:
+    """Start the command; return once its ``$BENCHLEDGER_JOBS - 1`` workers run (it builds one run itself)."""
     proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 600
-    while len(workers := _children(proc.pid)) < 2:  # the event: both workers have started
+    while len(workers := _children(proc.pid)) < int(env["BENCHLEDGER_JOBS"]) - 1:  # the event: workers started
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
             proc.communicate(timeout=30)
@@ -212,7 +213,7 @@ def test_ctrl_c_during_a_parallel_build_ends_it_and_every_worker(tmp_path: Path)
     add_benchmarks(root, 1200)
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    env = {**os.environ, "BENCHLEDGER_JOBS": "2", "TMPDIR": str(scratch)}
+    env = {**os.environ, "BENCHLEDGER_JOBS": "2", "TMPDIR": str(scratch)}  # one forked worker
     command = [sys.executable, "-m", "benchledger", "audit", "--summary", "--ledger", str(root)]
     start = time.perf_counter()
     full = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600, check=False)

@@ -1,11 +1,12 @@
 """The cold build of the cached index: every record file parsed, checked and flattened into table rows.
 
 A large ledger is built side by side (``workers.py``): this process parses the records outside
-``benchmarks/`` (the context every check may read), then each worker takes an equal run of the benchmark
-files in name order, parses them and, over its records plus the context, runs the ``record`` checks, the
-``split`` checks' facts and the table producers for its records alone, writing the rows to files
-(``ledger.index.write_rows``) — what ``refresh._apply`` does for changed files. This process meanwhile does
-the same for the context records, then combines: the ``split`` findings from every record's facts, the
+``benchmarks/`` (the context every check may read), then each of ``jobs`` processes — this one and
+``jobs - 1`` forked workers — takes an equal run of the benchmark files in name order, parses them and,
+over its records plus the context, runs the ``record`` checks, the ``split`` checks' facts and the table
+producers for its records alone, writing the rows to files (``ledger.index.write_rows``) — what
+``refresh._apply`` does for changed files. This process also does the same for the context records and
+lists the files in sub-folders while the workers run (its own run needs no copy sent back), then combines: the ``split`` findings from every record's facts, the
 ``files`` findings from every file that failed to load, the ``runs`` checks. The result is what one process
 gives (``serial_build``) for any number of workers (tests/integration/test_index_cold.py). A ledger where
 that would not hold — an id used twice, a record outside its kind's folder, a check without ``SCOPE``, a
@@ -50,7 +51,7 @@ class ColdBuild:
     tables: dict[str, list[RowsFile]] = field(default_factory=dict)
     """Table name (each of ``TABLES`` and ``t_efficiency``) → its rows, in files to load in this order."""
     workers: int = 0
-    """How many worker processes built it (0: this process alone)."""
+    """How many processes built it side by side, this one included (0: this process alone)."""
     misplaced: list[Path] = field(default_factory=list)
     """The files in sub-folders of kind folders (``ledger.paths.misplaced_files``), as the build found them."""
 
@@ -104,9 +105,10 @@ def _parallel_build(root: Path, files: dict[str, FileStat], benchmarks: list[tup
     runs = [benchmarks[i:i + size] for i in range(0, len(benchmarks), size)]
     calls: list[Callable[[], _Part]] = [functools.partial(_chunk_part, root, context, run, workdir, f"part{i}")
                                         for i, run in enumerate(runs)]
-    with ForkedCalls(calls) as forked:
-        own = _context_part(root, context, context_entries, workdir)
-        parts = [own, *forked.results()]
+    with ForkedCalls(calls[1:]) as forked:
+        misplaced = misplaced_files(root)
+        context_part = _context_part(root, context, context_entries, workdir)
+        parts = [context_part, calls[0](), *forked.results()]
     entries_by_path = {e.stat.path: e for part in parts for e in part.entries}
     entries = {rel: entries_by_path[rel] for rel in files}
     ids = [e.record_id for e in entries.values() if e.record_id]
@@ -119,7 +121,6 @@ def _parallel_build(root: Path, files: dict[str, FileStat], benchmarks: list[tup
             results.facts.setdefault(name, {}).update(by_record)
     kinds = {e.record_id: e.kind for e in entries.values() if e.record_id and e.kind}
     errors = [error for e in entries.values() if (error := e.load_error(root)) is not None]
-    misplaced = misplaced_files(root)
     skeleton = Ledger(root=root, errors=[*errors, *misplaced_file_errors(root, misplaced)])
     results.runs = [f for _, check in checking.checks_of("runs") for f in check(AuditContext(context))]
     results.other = [*checking.split_findings(results.facts, kinds), *checking.file_findings(skeleton)]
@@ -135,7 +136,7 @@ def _context_part(root: Path, context: Ledger, entries: list[Entry], workdir: Pa
 
 
 def _chunk_part(root: Path, context: Ledger, files: list[tuple[str, FileStat]], workdir: Path, tag: str) -> _Part:
-    """One run of benchmark files, checked together with the context records (in a worker)."""
+    """One run of benchmark files, checked together with the context records (in a worker, or in this process)."""
     parsed = Ledger(root=root)
     entries = [load_entry(root, rel, stat, parsed) for rel, stat in files]
     whole = Ledger(root=root, records=dict(context.records), paths=dict(context.paths))
