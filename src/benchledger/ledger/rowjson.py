@@ -14,10 +14,8 @@ loads both into DuckDB and compares.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
-from functools import partial
-from itertools import chain, compress
+from itertools import chain, compress, repeat
 from operator import is_
 from typing import Any
 
@@ -29,44 +27,44 @@ PLAIN_TYPES: frozenset[type] = frozenset({str, int, float, bool, type(None)})
 _ENCODER = json.JSONEncoder(default=str, ensure_ascii=False, separators=(",", ":"))
 """One encoder for every row (``json.dumps`` with options builds a new one per call)."""
 _PLAIN_OR_LIST: frozenset[type] = PLAIN_TYPES | {list}
-_IS_FLOAT = partial(is_, float)
-_IS_LIST = partial(is_, list)
+_NONE = type(None)
 
 
 def encode_rows(rows: Sequence[dict[str, Any]]) -> bytes:
-    """The rows as one JSON array of row objects, UTF-8 (what ``standard_rows`` gives, read back by DuckDB)."""
-    if _orjson_writes_the_same(rows):
-        try:
-            return orjson.dumps(rows)
-        except orjson.JSONEncodeError:
-            pass  # e.g. an integer beyond 64 bits, a lone surrogate
-    return standard_rows(rows)
+    """The rows as one JSON array of row objects, UTF-8 (what ``standard_rows`` gives, read back by DuckDB).
+
+    The check costs a pass in C over the values' types (no Python call per value): every row a ``dict``, every
+    value of a plain type or a list of them; then, when there are floats, that orjson wrote ``null`` no more
+    often than there are Nones — a NaN or an infinity would be one more (``null`` inside a text counts too:
+    such rows take the standard encoder, which is only slower)."""
+    if not set(map(type, rows)) <= {dict}:
+        return standard_rows(rows)
+    values = list(chain.from_iterable(map(dict.values, rows)))
+    types = list(map(type, values))
+    kinds = set(types)
+    nones = types.count(_NONE)
+    if list in kinds:
+        items = list(chain.from_iterable(compress(values, map(is_, types, repeat(list)))))
+        item_types = list(map(type, items))
+        item_kinds = set(item_types)
+        if not item_kinds <= PLAIN_TYPES:
+            return standard_rows(rows)
+        kinds |= item_kinds
+        nones += item_types.count(_NONE)
+    if not kinds <= _PLAIN_OR_LIST:
+        return standard_rows(rows)
+    try:
+        blob = orjson.dumps(rows)
+    except orjson.JSONEncodeError:  # e.g. an integer beyond 64 bits, a lone surrogate
+        return standard_rows(rows)
+    if float in kinds and blob.count(b"null") != nones:
+        return standard_rows(rows)  # a NaN or an infinity (orjson: null), or "null" inside a text
+    return blob
 
 
 def standard_rows(rows: Sequence[dict[str, Any]]) -> bytes:
     """The rows by the standard encoder (a lone surrogate is refused, as by ``Path.write_text``)."""
     return _ENCODER.encode(rows).encode("utf-8")
-
-
-def _orjson_writes_the_same(rows: Sequence[dict[str, Any]]) -> bool:
-    """Whether every row is a ``dict`` of plain values and lists of them, every float finite (one pass in C over
-    the values' types; the floats and lists are then looked at alone)."""
-    if not set(map(type, rows)) <= {dict}:
-        return False
-    values = list(chain.from_iterable(map(dict.values, rows)))
-    kinds = set(map(type, values))
-    if not _plain(values, kinds, _PLAIN_OR_LIST):
-        return False
-    if list not in kinds:
-        return True
-    items = list(chain.from_iterable(compress(values, map(_IS_LIST, map(type, values)))))
-    return _plain(items, set(map(type, items)), PLAIN_TYPES)
-
-
-def _plain(values: list[Any], kinds: set[type], allowed: frozenset[type]) -> bool:
-    if not kinds <= allowed:
-        return False
-    return float not in kinds or all(map(math.isfinite, compress(values, map(_IS_FLOAT, map(type, values)))))
 
 
 __all__ = ["PLAIN_TYPES", "encode_rows", "standard_rows"]

@@ -81,7 +81,8 @@ def test_generated_rows_load_as_the_standard_encoders(rows: list[dict[str, Any]]
     {"x": 1e-05}, {"x": 5e-324}, {"x": 1.7976931348623157e308}, {"x": 1e22}, {"x": -0.0}, {"x": 0.1 + 0.2},
     {"n": 2**64}, {"x": 10**400 // 10**100}, {"t": Colour.RED}, {"n": Level.HIGH}, {"t": dt.date(2026, 12, 1)},
     {"t": Tag("a")}, {"t": 'quote " backslash \\ tab \t nul \x00 line \u2028 é 𝄞'}, {"ts": ["a", Tag("b")]},
-    {"b": True, "n": True},
+    {"b": True, "n": True}, {"t": "null", "x": math.nan}, {"t": "null", "x": 2.5}, {"null": None, "x": 1.0},
+    {"xs": [[1.0]]}, {"t": ("a", "b")},
 ])
 def test_the_values_orjson_alone_would_write_otherwise_load_as_the_standard_encoders(row: dict[str, Any],
                                                                                      tmp_path: Path) -> None:
@@ -96,6 +97,12 @@ def test_plain_rows_take_orjson_and_nan_does_not(tmp_path: Path) -> None:
     assert orjson.dumps(with_nan) != encode_rows(with_nan) == standard_rows(with_nan)
     assert loaded(orjson.dumps(with_nan), tmp_path)[1][1] is None  # type: ignore[index]  # orjson alone: NULL
     assert loaded(encode_rows(with_nan), tmp_path)[1][1] == ("float", math.nan.hex())  # type: ignore[index]
+
+
+def test_a_text_with_null_in_it_takes_the_standard_encoder_when_there_are_floats() -> None:
+    rows = [{"t": "not null", "x": 1.5}]
+    assert encode_rows(rows) == standard_rows(rows)
+    assert encode_rows([{"t": "not null"}]) == orjson.dumps([{"t": "not null"}])  # no float: no doubt
 
 
 def test_a_lone_surrogate_is_refused_as_before() -> None:
