@@ -123,8 +123,11 @@ def condition_parts(cond: Condition | None) -> tuple[str, Scalar | None, str | N
 
 
 def condition_value(cond: Condition | None) -> Scalar | None:
-    """The known value of a condition, or None when unknown or absent."""
-    return condition_parts(cond)[1]
+    """The known value of a condition, or None when unknown or absent (``condition_parts``' value, without the
+    rest: the index reads it for every condition of every arm)."""
+    if cond is None or isinstance(cond, Unknown):
+        return None
+    return cond.value if isinstance(cond, Known) else cond
 
 
 __all__ = [

@@ -12,6 +12,7 @@ import pytest
 
 from benchledger.errors import RecordError
 from benchledger.ledger import parse_record
+from benchledger.schema import Condition, Known, Unknown, condition_parts, condition_value
 
 THROUGHPUT = "  - value: 24.06\n    unit: tok/s\n"
 TTFT = "  - value: 2820.8\n    unit: ms\n"
@@ -79,3 +80,11 @@ def test_zero_throughput_of_an_arm_that_completed_nothing_is_valid(mini_ledger: 
         THROUGHPUT, "  - value: 0\n    unit: requests\n    provenance: derived\n    formula: test\n"
         "    metric: completed_requests\n  - value: 0.0\n    unit: tok/s\n", 1)
     assert parse_record(text, path).kind == "benchmark"
+
+
+@pytest.mark.parametrize("cond", [None, True, False, 0, 2, 2.5, "", "fp8", Known(value=4, quote="k=4"),
+                                  Known(value=False), Known(value="1.2.3", quote="v1.2.3"),
+                                  Unknown(unknown="source_omits", note="n/a")])
+def test_condition_value_is_the_value_condition_parts_gives(cond: Condition | None) -> None:
+    assert condition_value(cond) == condition_parts(cond)[1]
+    assert type(condition_value(cond)) is type(condition_parts(cond)[1])
