@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from benchledger.audit import run_audit
 from benchledger.catalog.build import build_catalog
 from benchledger.catalog.cache import CACHE_DIR, POINTER, current_db, open_index
-from benchledger.ledger import Ledger, write_record
+from benchledger.ledger import Ledger, dump_record, write_record
 from benchledger.ledger.export import export_views
 from benchledger.schema import RECORD_ADAPTER
 
@@ -104,10 +104,24 @@ def apply(root: Path, op: str, target: str, other: str, value: float) -> None:
         model = (root / "models" / "test-model.md").read_text(encoding="utf-8")
         (root / "models" / f"{target}.md").write_text(model.replace("id: test-model", f"id: {target}"),
                                                       encoding="utf-8")
+    elif op == "source-in-benchmarks":  # a new source record in the wrong folder, quoted by another benchmark
+        path.write_text(dump_record(RECORD_ADAPTER.validate_python(source(target))), encoding="utf-8")
+        _write(root, {**benchmark(other), "sources": [target]})
+    elif op == "reid" and path.exists():  # the file keeps its name, the record inside takes another id
+        data = benchmark(other)
+        data["arms"][0]["note"] = f"re-id {value}"
+        path.write_text(dump_record(RECORD_ADAPTER.validate_python(data)), encoding="utf-8")
+    elif op == "touch" and path.exists():  # a new mtime, the same bytes (a checkout, ``touch``)
+        stat = path.stat()
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns - int(value * 1e9) - 1))
     elif op == "source":
         _write(root, {**source(), "title": f"A test source, retitled {value}"})
     elif op == "waiver":
         waivers = [{"code": "references.dangling", "record": target, "reason": "a test waiver with a reason",
+                    "date": "2026-11-30"}]
+        (root / "waivers.yaml").write_text(json.dumps(waivers), encoding="utf-8")
+    elif op == "waive-record-check":  # a waiver of a ``record`` check's finding (cached per record) about target
+        waivers = [{"code": "identity.id-not-filename", "record": target, "reason": "a test waiver with a reason",
                     "date": "2026-11-30"}]
         (root / "waivers.yaml").write_text(json.dumps(waivers), encoding="utf-8")
     elif op == "run":
@@ -124,7 +138,7 @@ def apply(root: Path, op: str, target: str, other: str, value: float) -> None:
 IDS = st.sampled_from(["test-bench", "phys-a", "phys-b", "new-one", "new-two"])
 OPS = st.sampled_from(["write", "write", "physics", "duplicate", "contest", "break", "delete", "delete", "rename",
                        "misplaced", "model-in-benchmarks", "same-id-elsewhere", "source", "waiver", "run", "run-secret",
-                       "subfolder"])
+                       "subfolder", "source-in-benchmarks", "reid", "touch", "waive-record-check"])
 STEPS = st.lists(st.tuples(OPS, IDS, IDS, st.floats(min_value=0.5, max_value=5e5, allow_nan=False)),
                  min_size=1, max_size=4)
 
