@@ -234,8 +234,9 @@ def _open_meta(db: Path | None, root: Path, code: str,
             con.close()
         return None, None
     try:
+        fresh = con is None
         con = con or duckdb.connect(":memory:")
-        attach_read_only(con, db)
+        attach_read_only(con, db, only_memory=fresh)
         meta = dict(con.execute("SELECT key, value FROM _cache_meta").fetchall())
         if meta.get("code") == code and meta.get("root") == str(root) and set(META_KEYS) <= set(meta):
             int(meta["records_checked"])
@@ -247,8 +248,9 @@ def _open_meta(db: Path | None, root: Path, code: str,
     return None, None
 
 
-def attach_read_only(con: duckdb.DuckDBPyConnection, db: Path) -> None:
-    """Make ``db``, read-only and named after its file, the only database of ``con`` (the others detached).
+def attach_read_only(con: duckdb.DuckDBPyConnection, db: Path, *, only_memory: bool = False) -> None:
+    """Make ``db``, read-only and named after its file, the only database of ``con`` (the others detached;
+    ``only_memory``: ``con`` is new, its one database is the in-memory one).
 
     One DuckDB instance per command (an in-memory one, the cache's files attached to it): an update attaches
     its copy to it and then the result, without starting DuckDB again (each start costs ~30 ms of CPU).
@@ -256,8 +258,9 @@ def attach_read_only(con: duckdb.DuckDBPyConnection, db: Path) -> None:
     name = quote_identifier(db.stem)
     con.execute(f"ATTACH {sql_text(str(db))} AS {name} (READ_ONLY)")
     con.execute(f"USE {name}")
-    for (other,) in con.execute("SELECT database_name FROM duckdb_databases() WHERE NOT internal AND "
-                                "database_name <> ?", [db.stem]).fetchall():
+    others = ["memory"] if only_memory else [str(other) for (other,) in con.execute(
+        "SELECT database_name FROM duckdb_databases() WHERE NOT internal AND database_name <> ?", [db.stem]).fetchall()]
+    for other in others:
         con.execute(f"DETACH {quote_identifier(other)}")
 
 

@@ -18,7 +18,7 @@ from benchledger.audit.checks import CHECKS, Check
 from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
 from benchledger.audit.report import AuditReport
-from benchledger.audit.waivers import WAIVERS_FILE, apply_waivers, load_waivers
+from benchledger.audit.waivers import WAIVERS_FILE, Waiver, apply_waivers, load_waivers
 from benchledger.ledger.store import Ledger
 
 SCOPES = ("record", "split", "files", "runs")
@@ -107,21 +107,25 @@ def run_checks(ledger: Ledger) -> CheckResults:
     return results
 
 
-def waiver_keys(root: Path) -> set[tuple[str, str]]:
+Waivers = tuple[list[Waiver], list[Finding]]
+"""A ledger's waivers and the findings about its waivers file (``audit.waivers.load_waivers``)."""
+
+
+def waiver_keys(waivers: Waivers) -> set[tuple[str, str]]:
     """``(code, record)`` of every waiver: a finding with no such pair is never waived."""
-    waivers, _ = load_waivers(root)
-    return {(w.code, w.record) for w in waivers}
+    return {(w.code, w.record) for w in waivers[0]}
 
 
-def finish(root: Path, findings: Iterable[Finding], records_checked: int) -> AuditReport:
-    """Apply the ledger's waivers and make the report."""
-    waivers, problems = load_waivers(root)
-    return AuditReport(apply_waivers([*findings, *problems], waivers), records_checked=records_checked)
+def finish(root: Path, findings: Iterable[Finding], records_checked: int, waivers: Waivers | None = None
+           ) -> AuditReport:
+    """Apply the ledger's waivers (``waivers``: as loaded already, else read here) and make the report."""
+    listed, problems = load_waivers(root) if waivers is None else waivers
+    return AuditReport(apply_waivers([*findings, *problems], listed), records_checked=records_checked)
 
 
 def _module(check: Check) -> Any:
     return sys.modules[check.__module__]
 
 
-__all__ = ["SCOPES", "WAIVERS_FILE", "CheckResults", "checks_of", "file_findings", "finish", "record_facts",
-           "record_findings", "run_checks", "scope_of", "split_findings", "waiver_keys"]
+__all__ = ["SCOPES", "WAIVERS_FILE", "CheckResults", "Waivers", "checks_of", "file_findings", "finish", "load_waivers",
+           "record_facts", "record_findings", "run_checks", "scope_of", "split_findings", "waiver_keys"]
