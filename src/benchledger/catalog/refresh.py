@@ -13,21 +13,18 @@ without a record key — rebuilds the index from every file. Either way the resu
 ``build.build_catalog`` gives for the same files (tests/integration/test_index_cache.py checks that).
 
 An update writes a copy of the current database (a file copy: ~15 ms at 10,000 records), attached to the
-command's one DuckDB instance, in one transaction, then points the cache at it (``_write``). Not the database
-itself: every command reading it holds DuckDB's shared lock on its file, and writing it in place would need
-the exclusive one, so an update would wait for (or fail on) every query running.
+command's one DuckDB instance, in one transaction, then points the cache at it (``dbfiles.write_database``).
+Not the database itself: every command reading it holds DuckDB's shared lock on its file, and writing it in
+place would need the exclusive one, so an update would wait for (or fail on) every query running.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
-import os
 import shutil
 import tempfile
-import uuid
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,12 +40,10 @@ from benchledger.catalog.build import create_catalog_views
 from benchledger.catalog.cache import (
     CACHE_DIR,
     CACHE_FORMAT,
-    DB_NAME,
     META_KEYS,
-    POINTER,
-    STATS_SUFFIX,
     CachedState,
 )
+from benchledger.catalog.dbfiles import ignore_in_git, remove_abandoned, write_database
 from benchledger.catalog.entries import Entry, load_entry
 from benchledger.catalog.scan import (
     FileStat,
@@ -165,50 +160,19 @@ def refresh(root: Path, folder: Path, previous: Path | None, state: CachedState 
     rebuild closes it.
     """
     folder.mkdir(exist_ok=True)
-    _ignore_in_git(folder)
-    _remove_abandoned(folder)
+    ignore_in_git(folder)
+    remove_abandoned(folder)
     if files is None:
         files = scan_files(root, sorted(FOLDER_KINDS), {}, started_ns, hashed=False)  # hashed as parsed
     inputs = _Inputs.now(root, files.keys(), started_ns)
     with gc_paused():
         if state is not None and previous is not None:
             with contextlib.suppress(_Rebuild):
-                return _write(folder, previous,
-                              lambda db: _update(root, db, previous, state, files, inputs, code, con))
+                return write_database(folder, previous,
+                                      lambda db: _update(root, db, previous, state, files, inputs, code, con))
         if con is not None:
             con.close()  # (before the rebuild forks its workers)
-        return _write(folder, previous, lambda db: _rebuild(root, db, files, inputs, code, jobs))
-
-
-def _write(folder: Path, previous: Path | None, fill: Callable[[Path], str]) -> tuple[str, Path]:
-    """Run ``fill(db)`` on a new database file, then point the cache at it and remove ``previous``.
-
-    The writer holds a lock on ``.<name>.lock`` while it works, so a file of a killed writer can be told
-    apart (``_remove_abandoned``); a failed fill leaves nothing behind.
-    """
-    name = f"index-{uuid.uuid4().hex}.duckdb"
-    db, lock, pointer = folder / name, folder / f".{name}.lock", folder / f".{name}.pointer"
-    fd = os.open(lock, os.O_CREAT | os.O_RDWR, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        status = fill(db)
-        pointer.write_text(name + "\n", encoding="utf-8")
-        pointer.replace(folder / POINTER)
-        if previous is not None and previous != db:
-            _remove_database(previous)
-        return status, db
-    except BaseException:
-        _remove_database(db)
-        raise
-    finally:
-        pointer.unlink(missing_ok=True)
-        lock.unlink(missing_ok=True)
-        os.close(fd)
-
-
-def _remove_database(db: Path) -> None:
-    for path in (db, Path(f"{db}.wal"), Path(f"{db}{STATS_SUFFIX}")):
-        path.unlink(missing_ok=True)
+        return write_database(folder, previous, lambda db: _rebuild(root, db, files, inputs, code, jobs))
 
 
 def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs, code: str, jobs: int | None) -> str:
@@ -531,48 +495,6 @@ def _meta_rows(root: Path, code: str, report: AuditReport, inputs: _Inputs, file
             "stat_digest": manifest_digest(stats)}
     assert set(meta) == set(META_KEYS)
     return [{"key": k, "value": v} for k, v in meta.items()]
-
-
-def _ignore_in_git(folder: Path) -> None:
-    ignore = folder / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("# the benchledger index cache: rebuilt from the record files, never committed\n*\n",
-                          encoding="utf-8")
-
-
-def _remove_abandoned(folder: Path) -> None:
-    """Remove databases the pointer does not name and no running writer holds (a killed or outrun command
-    leaves them); a process still reading one keeps its open file."""
-    pointed = current_db_name(folder)
-    for stats in folder.glob(f"index-*.duckdb{STATS_SUFFIX}"):  # one a reader wrote as its database went
-        if not stats.with_suffix("").exists():
-            stats.unlink(missing_ok=True)
-    for db in folder.glob("index-*.duckdb"):
-        if db.name == pointed or not DB_NAME.fullmatch(db.name):
-            continue
-        lock = folder / f".{db.name}.lock"
-        try:
-            fd = os.open(lock, os.O_RDONLY)
-        except FileNotFoundError:
-            _remove_database(db)
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            continue  # another command is writing it
-        else:
-            _remove_database(db)
-            for path in (lock, folder / f".{db.name}.pointer"):
-                path.unlink(missing_ok=True)
-        finally:
-            os.close(fd)
-
-
-def current_db_name(folder: Path) -> str | None:
-    try:
-        return (folder / POINTER).read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
 
 
 __all__ = ["refresh"]
