@@ -1,7 +1,8 @@
 """Importers: bring results of other tools and public records into the ledger as draft benchmark records.
 
-``import_files(fmt, paths, ledger_root, options)`` reads every file, builds all records fully in memory, checks
-them (schema round trip, quotes in excerpts, artifacts with their sha256) and only then writes — so a malformed
+``import_files(fmt, paths, ledger_root, options)`` reads every file, builds all records fully in memory, leaves
+unknown (with the numbers) any stated weight format the weights cannot fit in (``weights_fit``), checks them
+(schema round trip, quotes in excerpts, artifacts with their sha256) and only then writes — so a malformed
 file raises ``ImportFormatError`` naming the file and key, and nothing is written. One module per format.
 """
 
@@ -28,8 +29,9 @@ from benchledger.importers.context import ImportContext
 from benchledger.importers.plan import ImportPlan, WriteOutcome, apply_plan, check_plan
 from benchledger.importers.references import ReferenceResolver
 from benchledger.importers.tables import ingest_table
+from benchledger.importers.weights_fit import refuse_unfit_weights
 from benchledger.ledger.store import Ledger
-from benchledger.schema import Source
+from benchledger.schema import Benchmark, Source
 
 Builder = Callable[[list[InputFile], ImportContext], None]
 FORMATS: dict[str, Builder] = {
@@ -64,8 +66,15 @@ def plan_import(fmt: str, paths: Sequence[Path | str], ledger: Ledger, options: 
     else:
         FORMATS[fmt]([aiperf.expand_input(Path(p)) if fmt == "aiperf" else read_input(p) for p in paths], ctx)
     ctx.plan.add(*resolver.placeholder_records())
+    _refuse_unfit(ctx.plan, ledger)
     check_plan(ctx.plan, ledger.root, dict(ledger.records))
     return ctx.plan
+
+
+def _refuse_unfit(plan: ImportPlan, ledger: Ledger) -> None:
+    """No imported arm keeps a weight format its weights cannot fit in (``weights_fit``)."""
+    references = {**ledger.records, **{r.id: r for r in plan.records}}
+    refuse_unfit_weights(references, [r for r in plan.records if isinstance(r, Benchmark)])
 
 
 def import_files(fmt: str, paths: Sequence[Path | str], ledger_root: Path | str | None,
@@ -89,6 +98,7 @@ def ingest_source_table(source_id: str, table_number: int, ledger_root: Path | s
     ctx = ImportContext(options=options, resolver=resolver)
     ctx.plan.add(ingest_table(source, table_number, ctx))
     ctx.plan.add(*resolver.placeholder_records())
+    _refuse_unfit(ctx.plan, ledger)
     check_plan(ctx.plan, ledger.root, dict(ledger.records))
     return apply_plan(ctx.plan, ledger.root, dry_run=dry_run)
 

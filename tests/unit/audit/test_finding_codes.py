@@ -110,6 +110,28 @@ def _physics(root: Path) -> None:
     write_all(root, [source("src-test", body="\n".join(quotes) + "\n")])
 
 
+def _weights(engine_flags: str | None) -> Build:
+    """The tiny ledger on 2 × a 24 GB part running a 70 B model at 1 byte/param: 70 GB of weights cannot be held by
+    48 GB (51.5 GB read as GiB), unless the record states an offload (``engine_flags``)."""
+    def derived(value: float, unit: str) -> dict[str, Any]:
+        return {"value": value, "unit": unit, "provenance": "derived", "formula": "test input"}
+
+    unk = {"unknown": "unchecked"}
+    card = {"id": "small-card", "kind": "accelerator", "title": "Small Card", "name": "Small Card", "vendor": "test",
+            "memory_gb": derived(24, "GB"), "memory_bandwidth_gbs": unk, "history": HISTORY}
+    model = {"id": "big-model", "kind": "model", "title": "Big Model", "name": "Big Model", "history": HISTORY,
+             "hidden_size": unk, "layers_full_attention": unk, "num_heads": unk, "num_kv_heads": unk,
+             "head_dim": unk, "vocab_size": unk, "params_total": derived(70, "B")}
+    fmt = {"id": "int8-test", "kind": "format", "title": "INT8", "name": "INT8", "applies_to": ["weights"],
+           "bits_per_element": derived(8, "bits"), "bytes_per_param": derived(1, "bytes"), "history": HISTORY}
+
+    def mutate(data: dict[str, Any]) -> None:
+        data["subject"].update(model="big-model", accelerator="small-card", weights="int8-test")
+        if engine_flags is not None:
+            data["subject"]["engine_flags"] = engine_flags
+    return _records(mutate, card, model, fmt)
+
+
 def _oversize(root: Path) -> None:
     with (root / BENCH).open("r+b") as handle:
         handle.truncate(MAX_RECORD_BYTES + 1)
@@ -168,6 +190,8 @@ CASES: dict[str, Build] = {
     "secrets.suspected": _records(lambda d: d.update(body="key: sk-" + "a1" * 12 + "\n")),
     "physics.above-ceiling": _physics,
     "physics.ceiling-unknown": _records(),
+    "physics.weights-do-not-fit": _weights(None),
+    "physics.weights-offloaded": _weights("--cpu-offload-gb 40"),
     "waivers.invalid": _file(_waivers("{not: a list}\n")),
     "waivers.unused": _file(_waivers("- code: history.missing\n  record: test-bench\n  reason: no such finding here\n"
                                      "  date: 2026-11-30\n")),

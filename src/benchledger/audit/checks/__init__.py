@@ -25,6 +25,7 @@ from benchledger.audit.checks import (
     identity_filename,
     measured_incomplete,
     physics_above_ceiling,
+    physics_weights_fit,
     provenance_measured_run,
     provenance_number_in_quote,
     provenance_quote_in_source,
@@ -59,6 +60,7 @@ CHECKS: list[tuple[str, Check]] = [
     ("secrets.in-text", secrets_in_text.check),
     ("secrets.in-runs", secrets_in_runs.check),
     ("physics.above-ceiling", physics_above_ceiling.check),
+    ("physics.weights-fit", physics_weights_fit.check),
 ]
 
 __all__ = ["CHECKS", "Check"]
