@@ -1,6 +1,10 @@
 """No importer states a weight format its weights cannot fit in (``importers/weights_fit.py``): for each importer
-that maps a stated format, a fixture whose stated format cannot be held by the stated devices imports with the
-weights ``unknown`` and the numbers in the note, and the ledger audits clean (``physics.weights-do-not-fit``)."""
+that maps a stated format and states a device count, a fixture whose stated format cannot be held by the stated
+devices imports with the weights ``unknown`` and the numbers in the note, the arms that fit keep their format, and
+the ledger audits clean (``physics.weights-do-not-fit``). The reference numbers are the bundled ledger's
+(ledger/models, formats, accelerators). Only the MLPerf fixture states an impossible format as published; for the
+table importers one cell of the verbatim fixture is changed here to claim a run its hardware cannot hold (autobench
+and inference-research state no device count, so the fit cannot be checked there)."""
 
 from __future__ import annotations
 
@@ -8,12 +12,22 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from tests.unit.importers.support import audit_errors, benchmark, git, options
+from tests.unit.importers.support import audit_errors, benchmark, git, options, snapshot_repo
 
 from benchledger.importers import import_files
 from benchledger.ledger.io import write_record
 from benchledger.ledger.store import Ledger
-from benchledger.schema import Accelerator, Benchmark, Engine, Format, Known, ModelArch, Quantity, Unknown
+from benchledger.schema import (
+    Accelerator,
+    Arm,
+    Benchmark,
+    Engine,
+    Format,
+    Known,
+    ModelArch,
+    Quantity,
+    Unknown,
+)
 
 
 def derived(value: float, unit: str) -> Quantity:
@@ -95,3 +109,116 @@ def test_mlperf_results_fp32_that_fits_is_kept(fixtures: Path, tmp_path: Path, l
     weights = weights_of(record)
     assert isinstance(weights, Known) and weights.value == "fp32"
     assert benchmark(ledger_dir, record.id).subject.accelerator == "nvidia-gb300"
+
+
+def arm_named(record: Benchmark, name: str) -> Arm:
+    return next(a for a in record.arms if a.name == name)
+
+
+def assert_refused(record: Benchmark, arm: str, numbers: str) -> None:
+    weights = weights_of(record, record.arms.index(arm_named(record, arm)))
+    assert isinstance(weights, Unknown) and weights.unknown == "unchecked", (arm, weights)
+    assert "not taken as the format the run streamed" in weights.note and numbers in weights.note, weights.note
+
+
+# --- llama-bench-tables -----------------------------------------------------------------------------------------
+
+LLAMA_70B_Q4 = ("|                 | 70B Q4_K_M | 16.57   | 16.29    | 15.36    | 14.34    | 357.32  | 393.89   | "
+                "379.52   | 338.82   |\n")
+
+
+def test_llama_bench_tables_a_cell_its_devices_cannot_hold(fixtures: Path, tmp_path: Path, ledger_dir: Path) -> None:
+    """The README's 2 × RTX 3090 24GB rows with a 70B F16 row added (70.55 B × 2 bytes = 141.1 GB, more than
+    51.5 GB): its arms get no format; the 70B Q4_K_M arms (43.2 GB) keep q4-k-m, and the 4080 16GB's real 8B F16
+    arms (16.06 GB in 16 GB read as GiB, 17.2 GB) keep fp16."""
+    readme = (fixtures / "llama_bench_tables" / "README.md").read_text(encoding="utf-8")
+    assert LLAMA_70B_Q4 in readme
+    changed = readme.replace(LLAMA_70B_Q4, LLAMA_70B_Q4 + LLAMA_70B_Q4.replace("70B Q4_K_M", "70B F16   "))
+    for mid, params in (("llama-3-8b", 8.030261248), ("llama-3-70b", 70.553706496)):
+        write_record(ledger_dir, model(mid, params))
+    write_record(ledger_dir, Engine(kind="engine", id="llama-cpp", title="llama.cpp", name="llama.cpp"))
+    write_record(ledger_dir, accelerator("nvidia-rtx-4080", 16))
+    write_record(ledger_dir, accelerator("nvidia-rtx-3090", 24))
+    write_record(ledger_dir, fmt("q4-k-m", 0.6118))
+    write_record(ledger_dir, fmt("fp16", 2.0))
+    repo = snapshot_repo(tmp_path, {"README.md": changed}, "https://github.com/XiongjieDai/GPU-Benchmarks-on-LLM-Inference",
+                         "2024-05-12T12:00:00Z")
+    import_files("llama-bench-tables", [repo], ledger_dir, options())
+    records = {r.title.split(" (")[0]: r for r in Ledger.load(ledger_dir).typed("benchmark", Benchmark)}
+    pair = records["llama-bench, Llama 3 70B on 3090 24GB * 2"]
+    assert_refused(pair, "fp16-tg512", "= 141.1 GB, more than the 2 × 24 GB of nvidia-rtx-3090 memory (51.5 GB even "
+                   "read as GiB)")
+    q4 = weights_of(pair, pair.arms.index(arm_named(pair, "q4-k-m-tg512")))
+    assert isinstance(q4, Known) and q4.value == "q4-k-m"
+    rtx4080 = records["llama-bench, Llama 3 8B on 4080 16GB"]
+    f16 = weights_of(rtx4080, rtx4080.arms.index(arm_named(rtx4080, "fp16-tg512")))
+    assert isinstance(f16, Known) and f16.value == "fp16"
+    assert audit_errors(ledger_dir) == []
+
+
+# --- device-count-tables ----------------------------------------------------------------------------------------
+
+PI4_70B = ("| Llama 2 70B | <sub><sup>Not enough RAM</sup></sub>                                | <sub><sup>Not enough "
+           "RAM</sup></sub>                                  | <sub><sup>Not enough RAM</sup></sub>                      "
+           "                           |")
+
+
+def test_device_count_tables_a_cluster_too_small_for_the_weights(fixtures: Path, tmp_path: Path,
+                                                                 ledger_dir: Path) -> None:
+    """The README says 'Not enough RAM' for Llama 2 70B Q40 on 4 × Raspberry Pi 4B 8 GB; with a time put in that
+    cell instead, the 4-device arm (68.98 B × 0.5625 bytes = 38.8 GB, more than 4 × 8 GB = 34.4 GB read as GiB)
+    gets no format, and the 8-device arm keeps dllama-q40."""
+    readme = (fixtures / "device_count_tables" / "README.md").read_text(encoding="utf-8")
+    assert readme.count(PI4_70B) == 1
+    cells = PI4_70B.split("|")
+    cells[4] = " **2500.00 ms**<br><sub><sup>I: 2000.00 ms, T: 500.00 ms</sup></sub> "
+    changed = readme.replace(PI4_70B, "|".join(cells))
+    write_record(ledger_dir, model("llama-2-70b", 68.976648192))
+    for mid in ("llama-2-7b", "llama-2-13b", "llama-3-8b"):
+        write_record(ledger_dir, model(mid, 6.738415616 if mid == "llama-2-7b" else 13.01586432))
+    write_record(ledger_dir, Engine(kind="engine", id="distributed-llama", title="Distributed Llama", name="dllama"))
+    for aid in ("raspberry-pi-5-8gb", "raspberry-pi-4b-8gb"):
+        write_record(ledger_dir, accelerator(aid, 8))
+    write_record(ledger_dir, fmt("dllama-q40", 0.5625))
+    repo = snapshot_repo(tmp_path, {"README.md": changed}, "https://github.com/b4rtaz/distributed-llama",
+                         "2025-02-15T12:00:00Z")
+    import_files("device-count-tables", [repo], ledger_dir, options())
+    records = {r.title.split(" (")[0]: r for r in Ledger.load(ledger_dir).typed("benchmark", Benchmark)}
+    cluster = records["Llama 2 70B on Raspberry Pi 4B 8 GB clusters"]
+    assert [a.name for a in cluster.arms] == ["x4", "x8"]
+    assert_refused(cluster, "x4", "= 38.8 GB, more than the 4 × 8 GB of raspberry-pi-4b-8gb memory (34.4 GB even "
+                   "read as GiB)")
+    kept = weights_of(cluster, 1)
+    assert isinstance(kept, Known) and kept.value == "dllama-q40"
+    assert audit_errors(ledger_dir) == []
+
+
+# --- device-speed-tables ----------------------------------------------------------------------------------------
+
+EMPTY_13B = "| Llama-2-13b-chat-hf               |   16 bit   |  |                  |                  |                  |"
+
+
+def test_device_speed_tables_a_row_its_device_cannot_hold(fixtures: Path, tmp_path: Path, ledger_dir: Path) -> None:
+    """The table's empty Llama-2-13b 16 bit row filled in as if run on one RTX 2080 Ti (13.02 B × 2 bytes = 26.0 GB,
+    more than 11 GB = 11.8 GB read as GiB): its arm gets no format; the card's real 8bit row (6.7 GB) keeps int8."""
+    performance = (fixtures / "device_speed_tables" / "performance.md").read_text(encoding="utf-8")
+    assert performance.count(EMPTY_13B) == 1
+    changed = performance.replace(EMPTY_13B, "| Llama-2-13b-chat-hf | 16 bit | NVIDIA RTX 2080 Ti | 26.1 GB VRAM | 2.10 "
+                                  "| 900.00 |")
+    write_record(ledger_dir, model("llama-2-7b", 6.738415616))
+    write_record(ledger_dir, model("llama-2-13b", 13.01586432))
+    write_record(ledger_dir, Engine(kind="engine", id="llama-cpp", title="llama.cpp", name="llama.cpp"))
+    write_record(ledger_dir, accelerator("nvidia-rtx-2080-ti", 11))
+    write_record(ledger_dir, fmt("fp16", 2.0))
+    write_record(ledger_dir, fmt("int8", 1.0))
+    repo = snapshot_repo(tmp_path, {"docs/performance.md": changed}, "https://github.com/liltom-eth/llama2-webui",
+                         "2024-02-13T12:00:00Z")
+    import_files("device-speed-tables", [repo], ledger_dir, options())
+    by_model = {(r.subject.accelerator, r.subject.model): r for r in Ledger.load(ledger_dir).typed("benchmark", Benchmark)}
+    big = by_model[("nvidia-rtx-2080-ti", "llama-2-13b")]
+    assert_refused(big, big.arms[0].name, "= 26.0 GB, more than the 1 × 11 GB of nvidia-rtx-2080-ti memory (11.8 GB "
+                   "even read as GiB)")
+    small = by_model[("nvidia-rtx-2080-ti", "llama-2-7b")]
+    int8 = [weights_of(small, i) for i in range(len(small.arms))]
+    assert any(isinstance(w, Known) and w.value == "int8" for w in int8), int8
+    assert audit_errors(ledger_dir) == []
