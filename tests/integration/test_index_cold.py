@@ -43,16 +43,15 @@ def built_by(root: Path, scratch: Path, jobs: int, started_ns: int) -> tuple[Col
     workdir.mkdir(parents=True)
     files = scan_files(root, sorted(FOLDER_KINDS), {}, started_ns)
     built = cold_build(root, files, workdir, jobs, min_parallel=1) if jobs > 1 else serial_build(root, files, workdir)
-    results = built.results
-    report = checking.finish(root, [*(f for fs in results.local.values() for f in fs), *results.runs,
-                                    *results.other], built.records_checked)
     rows = {name: sorted(json.dumps(row, sort_keys=True) for f in files_ if f.rows
                          for row in json.loads(f.path.read_text(encoding="utf-8")))
             for name, files_ in built.tables.items()}
+    local = [Finding(row["code"], row["severity"], row["record"], row["field"], row["message"])
+             for text in rows["_cache_findings"] for row in [json.loads(text)]]
+    report = checking.finish(root, [*local, *built.runs, *built.split, *built.other], built.records_checked)
     return built, {
         "report": report.to_dict(), "rows": rows, "entries": list(built.entries.items()),
-        "local": {record: sorted(fs, key=Finding.sort_key) for record, fs in results.local.items() if fs},
-        "facts": results.facts, "runs": sorted(results.runs, key=Finding.sort_key),
+        "runs": sorted(built.runs, key=Finding.sort_key), "split": sorted(built.split, key=Finding.sort_key),
     }
 
 
@@ -128,7 +127,7 @@ def test_a_file_removed_after_the_scan_is_reported_not_a_crash(tmp_path: Path) -
         assert entry.record_id is None and entry.error is not None and entry.stat.racy, entry
         assert entry.error[3] == "files.encoding" and "cannot read the file" in entry.error[2]
         assert built.entries["benchmarks/synthetic-00001.md"].record_id == "synthetic-00001"
-        findings = [f for f in built.results.other if f.code == "files.encoding"]
+        findings = [f for f in built.other if f.code == "files.encoding"]
         assert [f.message for f in findings if "synthetic-00002" in f.message], findings
 
 

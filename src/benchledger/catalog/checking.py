@@ -44,8 +44,10 @@ class CheckResults:
     """Check name → record id → facts (``split`` checks)."""
     runs: list[Finding] = field(default_factory=list)
     """Findings of ``runs`` checks."""
+    split: list[Finding] = field(default_factory=list)
+    """Findings of ``split`` checks, from every record's facts."""
     other: list[Finding] = field(default_factory=list)
-    """Findings of ``files`` and ``ledger`` checks, and of ``split`` checks from every record's facts."""
+    """Findings of ``files`` and ``ledger`` checks."""
 
 
 def record_findings(ledger: Ledger, ids: set[str] | None = None, *,
@@ -103,7 +105,7 @@ def run_checks(ledger: Ledger) -> CheckResults:
         else:
             results.other.extend(check(ctx))
     kinds: dict[str, str] = {r.id: r.kind for r in ledger}
-    results.other.extend(split_findings(results.facts, kinds))
+    results.split = split_findings(results.facts, kinds)
     return results
 
 

@@ -24,11 +24,12 @@ from typing import Any
 from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
 from benchledger.catalog import checking
+from benchledger.catalog.cachetables import FACT_COLUMNS, FILE_COLUMNS, LOCAL_COLUMNS, fact_rows, local_rows
 from benchledger.catalog.entries import Entry, load_entry
 from benchledger.catalog.scan import FileStat
-from benchledger.catalog.tables import efficiency_rows, efficiency_table_rows
+from benchledger.catalog.tables import EFFICIENCY_COLUMNS, efficiency_rows, efficiency_table_rows
 from benchledger.catalog.workers import ForkedCalls
-from benchledger.ledger.index import RECORD_KEYS, TABLES, RowsFile, write_rows
+from benchledger.ledger.index import RECORD_KEYS, TABLES, Columns, RowsFile, write_rows
 from benchledger.ledger.paths import misplaced_files
 from benchledger.ledger.rows import Row
 from benchledger.ledger.store import Ledger, misplaced_file_errors
@@ -46,14 +47,27 @@ class ColdBuild:
     """Everything the index is filled from: the file entries, the findings before waivers, the rows."""
 
     entries: dict[str, Entry]
-    results: checking.CheckResults
+    runs: list[Finding]
+    """Findings of the ``runs`` checks."""
+    split: list[Finding]
+    """Findings of the ``split`` checks, from every record's facts."""
+    other: list[Finding]
+    """Findings of the ``files`` checks (and of any check without ``SCOPE``)."""
     records_checked: int
     tables: dict[str, list[RowsFile]] = field(default_factory=dict)
-    """Table name (each of ``TABLES`` and ``t_efficiency``) → its rows, in files to load in this order."""
+    """Table name (each of ``built_tables()``) → its rows, in files to load in this order. The ``record``
+    checks' findings and the ``split`` checks' facts are here only as rows (``_cache_findings``,
+    ``_cache_facts``): made where the records were checked, never sent back as objects."""
     workers: int = 0
     """How many processes built it side by side, this one included (0: this process alone)."""
     misplaced: list[Path] = field(default_factory=list)
     """The files in sub-folders of kind folders (``ledger.paths.misplaced_files``), as the build found them."""
+
+
+def built_tables() -> dict[str, Columns]:
+    """The tables a cold build gives rows for (name → columns), in the order they are created."""
+    return {**{name: columns for name, (columns, _) in TABLES.items()}, EFFICIENCY_TABLE: EFFICIENCY_COLUMNS,
+            "_cache_files": FILE_COLUMNS, "_cache_findings": LOCAL_COLUMNS, "_cache_facts": FACT_COLUMNS}
 
 
 def cold_build(root: Path, files: dict[str, FileStat], workdir: Path, jobs: int, *,
@@ -75,10 +89,18 @@ def serial_build(root: Path, files: dict[str, FileStat], workdir: Path) -> ColdB
     misplaced = misplaced_files(root)
     ledger.errors.extend(misplaced_file_errors(root, misplaced))
     results = checking.run_checks(ledger)
-    tables = {name: [write_rows(workdir / f"all-{name}.json", producer(ledger))]
-              for name, (_, producer) in TABLES.items()}
-    tables[EFFICIENCY_TABLE] = [write_rows(workdir / f"all-{EFFICIENCY_TABLE}.json", efficiency_rows(ledger))]
-    return ColdBuild(entries, results, len(ledger) + len(ledger.errors), tables, misplaced=misplaced)
+    made: dict[str, Iterable[Row]] = {name: producer(ledger) for name, (_, producer) in TABLES.items()}
+    made[EFFICIENCY_TABLE] = efficiency_rows(ledger)
+    made.update(_cache_rows(entries.values(), results.local, results.facts))
+    tables = {name: [write_rows(workdir / f"all-{name}.json", rows)] for name, rows in made.items()}
+    return ColdBuild(entries, results.runs, results.split, results.other, len(ledger) + len(ledger.errors), tables,
+                     misplaced=misplaced)
+
+
+def _cache_rows(entries: Iterable[Entry], local: dict[str, list[Finding]],
+                facts: dict[str, dict[str, Any]]) -> dict[str, Iterable[Row]]:
+    return {"_cache_files": [e.row() for e in entries], "_cache_findings": local_rows(local),
+            "_cache_facts": fact_rows(facts)}
 
 
 @dataclass
@@ -86,7 +108,6 @@ class _Part:
     """What one process built for its files (plain data: it is sent back from a worker)."""
 
     entries: list[Entry]
-    local: dict[str, list[Finding]]
     facts: dict[str, dict[str, Any]]
     tables: dict[str, RowsFile]
 
@@ -114,19 +135,17 @@ def _parallel_build(root: Path, files: dict[str, FileStat], benchmarks: list[tup
     ids = [e.record_id for e in entries.values() if e.record_id]
     if len(ids) != len(set(ids)) or any(_misplaced(e) for e in entries.values()):
         return None  # the whole ledger decides which file of an id wins, and what a misplaced record changes
-    results = checking.CheckResults()
+    facts: dict[str, dict[str, Any]] = {}
     for part in parts:
-        results.local.update(part.local)
         for name, by_record in part.facts.items():
-            results.facts.setdefault(name, {}).update(by_record)
+            facts.setdefault(name, {}).update(by_record)
     kinds = {e.record_id: e.kind for e in entries.values() if e.record_id and e.kind}
     errors = [error for e in entries.values() if (error := e.load_error(root)) is not None]
     skeleton = Ledger(root=root, errors=[*errors, *misplaced_file_errors(root, misplaced)])
-    results.runs = [f for _, check in checking.checks_of("runs") for f in check(AuditContext(context))]
-    results.other = [*checking.split_findings(results.facts, kinds), *checking.file_findings(skeleton)]
-    tables = {name: [part.tables[name] for part in parts if name in part.tables]
-              for name in (*TABLES, EFFICIENCY_TABLE)}
-    return ColdBuild(entries, results, len(kinds) + len(skeleton.errors), tables, len(runs), misplaced)
+    runs_found = [f for _, check in checking.checks_of("runs") for f in check(AuditContext(context))]
+    tables = {name: [part.tables[name] for part in parts if name in part.tables] for name in built_tables()}
+    return ColdBuild(entries, runs_found, checking.split_findings(facts, kinds), checking.file_findings(skeleton),
+                     len(kinds) + len(skeleton.errors), tables, len(runs), misplaced)
 
 
 def _context_part(root: Path, context: Ledger, entries: list[Entry], workdir: Path) -> _Part:
@@ -148,14 +167,17 @@ def _chunk_part(root: Path, context: Ledger, files: list[tuple[str, FileStat]], 
 
 def _part(own: Ledger, whole: Ledger, entries: list[Entry],
           producers: dict[str, Callable[[Ledger], Iterable[Row]]], workdir: Path, tag: str) -> _Part:
-    """Findings, facts and rows of the records of ``own``, checked as part of ``whole``."""
+    """Facts and rows (the ``record`` checks' findings among them) of the records of ``own``, checked as part
+    of ``whole``."""
     ids = set(own.records)
-    tables = {name: write_rows(workdir / f"{tag}-{name}.json", producer(own)) for name, producer in producers.items()}
+    made: dict[str, Iterable[Row]] = {name: producer(own) for name, producer in producers.items()}
     ctx = AuditContext(whole)  # its efficiency of each benchmark is computed once, for the rows and the check
-    rows = efficiency_table_rows(arm for record in own.typed("benchmark", Benchmark) for arm in ctx.efficiency(record))
-    tables[EFFICIENCY_TABLE] = write_rows(workdir / f"{tag}-{EFFICIENCY_TABLE}.json", rows)
-    return _Part(entries, checking.record_findings(whole, ids, ctx=ctx), checking.record_facts(whole, ids, ctx=ctx),
-                 tables)
+    made[EFFICIENCY_TABLE] = efficiency_table_rows(
+        arm for record in own.typed("benchmark", Benchmark) for arm in ctx.efficiency(record))
+    facts = checking.record_facts(whole, ids, ctx=ctx)
+    made.update(_cache_rows(entries, checking.record_findings(whole, ids, ctx=ctx), facts))
+    tables = {name: write_rows(workdir / f"{tag}-{name}.json", rows) for name, rows in made.items()}
+    return _Part(entries, facts, tables)
 
 
 def _folder(rel: str) -> str:
@@ -166,4 +188,4 @@ def _misplaced(entry: Entry) -> bool:
     return entry.kind is not None and KIND_FOLDERS.get(entry.kind) != _folder(entry.stat.path)
 
 
-__all__ = ["MIN_PARALLEL_FILES", "ColdBuild", "cold_build", "serial_build"]
+__all__ = ["MIN_PARALLEL_FILES", "ColdBuild", "built_tables", "cold_build", "serial_build"]

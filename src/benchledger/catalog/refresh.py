@@ -43,6 +43,14 @@ from benchledger.catalog.cache import (
     META_KEYS,
     CachedState,
 )
+from benchledger.catalog.cachetables import (
+    FACT_COLUMNS,
+    FILE_COLUMNS,
+    LOCAL_COLUMNS,
+    by_record,
+    fact_rows,
+    local_rows,
+)
 from benchledger.catalog.dbfiles import ignore_in_git, remove_abandoned, write_database
 from benchledger.catalog.entries import Entry, load_entry
 from benchledger.catalog.scan import (
@@ -70,15 +78,6 @@ from benchledger.schema import KIND_FOLDERS, Benchmark
 
 BENCHMARK_FOLDER = KIND_FOLDERS["benchmark"]
 HASHED_FILES = (checking.WAIVERS_FILE,)
-FILE_COLUMNS: Columns = {
-    "path": "VARCHAR", "sha256": "VARCHAR", "size": "BIGINT", "mtime_ns": "BIGINT",
-    "ctime_ns": "BIGINT", "ino": "BIGINT", "racy": "BOOLEAN", "record_id": "VARCHAR", "kind": "VARCHAR",
-    "err_line": "INTEGER", "err_field": "VARCHAR", "err_message": "VARCHAR", "err_code": "VARCHAR",
-}
-LOCAL_COLUMNS: Columns = {"record": "VARCHAR", "code": "VARCHAR", "severity": "VARCHAR", "field": "VARCHAR",
-                          "message": "VARCHAR"}
-FACT_COLUMNS: Columns = {"check_name": "VARCHAR", "record": "VARCHAR", "facts": "VARCHAR"}
-"""One row per ``split`` check and record: that record's facts as JSON (an update replaces the changed records')."""
 META_COLUMNS: Columns = {"key": "VARCHAR", "value": "VARCHAR"}
 
 
@@ -176,33 +175,26 @@ def refresh(root: Path, folder: Path, previous: Path | None, state: CachedState 
 
 
 def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs, code: str, jobs: int | None) -> str:
-    from benchledger.catalog.cold import cold_build  # (worker processes: only a rebuild needs them)
+    from benchledger.catalog.cold import built_tables, cold_build  # (workers: only a rebuild needs them)
     from benchledger.catalog.workers import default_jobs
 
     jobs = default_jobs() if jobs is None else jobs
 
     with tempfile.TemporaryDirectory(prefix="benchledger-rows-") as workdir:
         built = cold_build(root, files, Path(workdir), jobs)
-        results = built.results
         misplaced = [path.relative_to(root).as_posix() for path in built.misplaced]  # (as the build found them)
         con = duckdb.connect(str(tmp))
         out = _Tables(con, Path(workdir))
         try:
-            for name, (columns, _) in TABLES.items():
+            for name, columns in built_tables().items():
                 create_table(con, name, columns)
                 insert_files(con, name, columns, built.tables[name])
-            create_table(con, "t_efficiency", EFFICIENCY_COLUMNS)
-            insert_files(con, "t_efficiency", EFFICIENCY_COLUMNS, built.tables["t_efficiency"])
             create_table(con, "t_findings", FINDING_COLUMNS)
             create_catalog_views(con)
-            out.fill("_cache_files", FILE_COLUMNS, (e.row() for e in built.entries.values()))
-            out.fill("_cache_findings", LOCAL_COLUMNS, _local_rows(results.local))
-            out.fill("_cache_run_findings", LOCAL_COLUMNS, _local_rows(_by_record(results.runs)))
-            out.fill("_cache_facts", FACT_COLUMNS, _fact_rows(results.facts))
-            out.fill("_cache_split", LOCAL_COLUMNS,
-                     _local_rows(_by_record(checking.split_findings(results.facts, _kinds(built.entries)))))
+            out.fill("_cache_run_findings", LOCAL_COLUMNS, local_rows(by_record(built.runs)))
+            out.fill("_cache_split", LOCAL_COLUMNS, local_rows(by_record(built.split)))
             create_table(con, "_cache_combined", FINDING_COLUMNS)
-            report = _write_findings(out, root, [*results.runs, *results.other], built.records_checked, None)
+            report = _write_findings(out, root, [*built.runs, *built.split, *built.other], built.records_checked, None)
             out.fill("_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs, built.entries,
                                                              (e.stat for e in built.entries.values()), misplaced))
             con.execute("CHECKPOINT")
@@ -368,9 +360,9 @@ def _apply(out: _Tables, root: Path, listing: _Listing, parsed: Ledger, context:
                 benchmark_efficiency(parsed.typed("benchmark", Benchmark), inputs), EFFICIENCY_COLUMNS)
     ids = set(parsed.records)
     ctx = AuditContext(context)
-    out.replace("_cache_findings", "record", dirty, _local_rows(checking.record_findings(context, ids, ctx=ctx)),
+    out.replace("_cache_findings", "record", dirty, local_rows(checking.record_findings(context, ids, ctx=ctx)),
                 LOCAL_COLUMNS)
-    fresh = list(_fact_rows(checking.record_facts(context, ids, ctx=ctx)))
+    fresh = list(fact_rows(checking.record_facts(context, ids, ctx=ctx)))
     among, params = _among("record", dirty)
     cached = out.con.execute(f"SELECT check_name, record, facts FROM _cache_facts WHERE {among}", params).fetchall()
     facts_same = sorted(cached) == sorted((r["check_name"], r["record"], r["facts"]) for r in fresh)
@@ -387,7 +379,7 @@ def _apply(out: _Tables, root: Path, listing: _Listing, parsed: Ledger, context:
     if not keep_split:
         split = checking.split_findings(_read_facts(out.con), kinds)
         out.con.execute("DELETE FROM _cache_split")
-        out.insert("_cache_split", LOCAL_COLUMNS, _local_rows(_by_record(split)))
+        out.insert("_cache_split", LOCAL_COLUMNS, local_rows(by_record(split)))
     skeleton = Ledger(root=root, errors=[*listing.errors(root),
                                          *misplaced_file_errors(root, [root / rel for rel in misplaced])])
     computed = [*runs, *split, *checking.file_findings(skeleton)]
@@ -431,11 +423,6 @@ def _write_findings(out: _Tables, root: Path, computed: list[Finding], records_c
     return report
 
 
-def _kinds(entries: dict[str, Entry]) -> dict[str, str]:
-    """The kind of every record id (what the ``split`` checks resolve ids against)."""
-    return {e.record_id: e.kind for e in entries.values() if e.record_id and e.kind}
-
-
 def _read_facts(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, Any]]:
     """Every record's facts, by ``split`` check then record id (one JSON text per check, made by DuckDB)."""
     rows = con.execute("SELECT check_name, '{' || string_agg(to_json(record)::VARCHAR || ':' || facts, ',') || '}' "
@@ -461,25 +448,6 @@ def _context(root: Path, listing: _Listing) -> Ledger:
 def _duplicates(ids: Iterable[str | None]) -> bool:
     listed = [rid for rid in ids if rid]
     return len(listed) != len(set(listed))
-
-
-def _by_record(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
-    out: dict[str, list[Finding]] = {}
-    for f in findings:
-        out.setdefault(f.record, []).append(f)
-    return out
-
-
-def _local_rows(local: dict[str, list[Finding]]) -> Iterator[Row]:
-    for record, findings in local.items():
-        for f in findings:
-            yield {"record": record, "code": f.code, "severity": f.severity, "field": f.field, "message": f.message}
-
-
-def _fact_rows(facts: dict[str, dict[str, Any]]) -> Iterator[Row]:
-    for check_name, by_record in facts.items():
-        for record, found in by_record.items():
-            yield {"check_name": check_name, "record": record, "facts": json.dumps(found, separators=(",", ":"))}
 
 
 def _meta_rows(root: Path, code: str, report: AuditReport, inputs: _Inputs, files: Collection[str],
