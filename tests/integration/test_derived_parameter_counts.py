@@ -5,13 +5,10 @@ arithmetic (``·`` for times, ``²`` for squared), an explanation in parentheses
 
 from __future__ import annotations
 
-import ast
-import operator
-import re
-from collections.abc import Callable
 from decimal import Decimal
 
 import pytest
+from tests.record_formulas import evaluate, numeric_inputs
 
 from benchledger.ledger import Ledger
 from benchledger.ledger.paths import bundled_ledger_dir
@@ -22,25 +19,6 @@ INPUT_FIELDS = {"V": "vocab_size", "H": "hidden_size", "n_h": "num_heads", "n_kv
                 "d_h": "head_dim", "I": "intermediate_size", "E": "experts_total", "k": "experts_active",
                 "I_e": "expert_intermediate_size"}
 """Formula symbol → the record field it must equal (when the record knows that field)."""
-_OPS: dict[type, Callable[[float, float], float]] = {ast.Add: operator.add, ast.Sub: operator.sub,
-                                                     ast.Mult: operator.mul, ast.Pow: operator.pow}
-_INPUT = re.compile(r"([A-Za-z_]+)=([0-9]+(?:\.[0-9]+)?)")
-
-
-def evaluate(formula: str, inputs: dict[str, float]) -> float:
-    """The value of an arithmetic formula as the records write it (names, numbers, + − · ² and parentheses)."""
-    text = re.split(r"\s{2,}\(", formula)[0].replace("·", "*").replace("×", "*").replace("²", "**2")
-    return _value(ast.parse(text, mode="eval").body, inputs)
-
-
-def _value(node: ast.AST, inputs: dict[str, float]) -> float:
-    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-        return _OPS[type(node.op)](_value(node.left, inputs), _value(node.right, inputs))
-    if isinstance(node, ast.Name):
-        return inputs[node.id]
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
-        return float(node.value)
-    raise ValueError(f"not arithmetic: {ast.dump(node)}")
 
 
 def derived_counts() -> list[tuple[ModelArch, str, Quantity]]:
@@ -59,7 +37,7 @@ def test_the_ledger_has_derived_counts_to_check() -> None:
 
 @pytest.mark.parametrize(("model", "name", "quantity"), COUNTS, ids=[f"{m.id}.{n}" for m, n, _ in COUNTS])
 def test_a_derived_parameter_count_is_its_formula_over_its_inputs(model: ModelArch, name: str, quantity: Quantity) -> None:
-    inputs = {m[1]: float(m[2]) for text in quantity.inputs if (m := _INPUT.fullmatch(text))}
+    inputs = numeric_inputs(quantity.inputs)
     try:
         value = evaluate(str(quantity.formula), inputs)
     except (SyntaxError, ValueError, KeyError) as exc:
@@ -78,7 +56,7 @@ def test_a_derived_parameter_count_is_its_formula_over_its_inputs(model: ModelAr
 def test_a_count_typed_wrong_or_an_input_copied_wrong_is_caught() -> None:
     """The check above can fail: a slip in the arithmetic or in an input is found."""
     quantity = next(q for _, _, q in COUNTS if any(t.startswith("H=") for t in q.inputs))
-    inputs = {m[1]: float(m[2]) for text in quantity.inputs if (m := _INPUT.fullmatch(text))}
+    inputs = numeric_inputs(quantity.inputs)
     right = evaluate(str(quantity.formula), inputs) / 10**9
     assert abs(right - float(quantity.value)) < 1e-6
     assert evaluate(str(quantity.formula), {**inputs, "H": inputs["H"] + 1}) / 10**9 != pytest.approx(right, rel=1e-9)
