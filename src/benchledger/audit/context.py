@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TypeVar
 
 from benchledger.audit.numbers import normalise_space
 from benchledger.ledger.store import Ledger
 from benchledger.perfmodel.ceiling import CeilingInputs
 from benchledger.perfmodel.efficiency import ArmEfficiency, record_efficiency
-from benchledger.schema import Benchmark, FeatureClaim, Known, Quantity, Record, Source
+from benchledger.schema import Benchmark, FeatureClaim, Known, Quantity, Record, RecordBase, Source
 from benchledger.schema.walk import walk_evidence
+
+T = TypeVar("T", bound=RecordBase)
 
 
 @dataclass(frozen=True)
@@ -29,10 +32,18 @@ class Evidence:
 
 @dataclass
 class AuditContext:
-    """Input of every check."""
+    """Input of every check.
+
+    ``wanted``: the ids whose findings are kept (None: every record). The per-record work of the ``record``
+    checks and the ``split`` checks' facts reads ``records``, ``benchmarks``, ``evidence()`` and
+    ``record_json``, which then hold only these ids; what a record is checked against (``ledger``,
+    ``excerpts``, ``ceiling_inputs``) is always the whole ledger. An update checks its changed records this
+    way among every other (``catalog/refresh.py``).
+    """
 
     ledger: Ledger
     options: dict[str, object] = field(default_factory=dict)
+    wanted: frozenset[str] | None = None
     _efficiency: dict[str, tuple[Benchmark, list[ArmEfficiency]]] = field(default_factory=dict, init=False,
                                                                            repr=False)
 
@@ -42,13 +53,25 @@ class AuditContext:
         return {s.id: normalise_space(s.body) for s in self.ledger.typed("source", Source)}
 
     @cached_property
+    def records(self) -> list[Record]:
+        """The records the checks report on (the ``wanted`` ones), in ledger order (kind, then id)."""
+        if self.wanted is None:
+            return list(self.ledger)
+        found = (self.ledger.records[i] for i in self.wanted if i in self.ledger.records)
+        return sorted(found, key=lambda r: (r.kind, r.id))
+
+    def typed(self, kind: str, cls: type[T]) -> list[T]:
+        """The ``records`` of one kind as their concrete class, sorted by id (as ``Ledger.typed``)."""
+        return [r for r in self.records if r.kind == kind and isinstance(r, cls)]
+
+    @cached_property
     def benchmarks(self) -> list[Benchmark]:
-        return self.ledger.typed("benchmark", Benchmark)
+        return self.typed("benchmark", Benchmark)
 
     @cached_property
     def record_json(self) -> dict[str, str]:
         """Record id → the record as JSON (``model_dump_json``), made once for the checks that read it whole."""
-        return {r.id: r.model_dump_json() for r in self.ledger}
+        return {r.id: r.model_dump_json() for r in self.records}
 
     @cached_property
     def ceiling_inputs(self) -> CeilingInputs:
@@ -69,7 +92,7 @@ class AuditContext:
 
     @cached_property
     def _evidence(self) -> list[Evidence]:
-        return [Evidence(record, path, item) for record in self.ledger for path, item in walk_evidence(record)]
+        return [Evidence(record, path, item) for record in self.records for path, item in walk_evidence(record)]
 
 
 __all__ = ["AuditContext", "Evidence"]

@@ -9,7 +9,7 @@ findings of ``record`` checks, per-record facts of ``split`` checks, the finding
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,8 +54,8 @@ def record_findings(ledger: Ledger, ids: set[str] | None = None, *,
                     ctx: AuditContext | None = None) -> dict[str, list[Finding]]:
     """Findings of every ``record`` check, by record, for ``ids`` (all when None). ``ctx``: a context of this
     ledger to share with ``record_facts`` (what it computes once — the evidence walk, each record's JSON —
-    is then computed once for both)."""
-    ctx = ctx or AuditContext(ledger)
+    is then computed once for both); else one that checks only ``ids`` (``AuditContext.wanted``)."""
+    ctx = ctx or wanted_context(ledger, ids)
     out: dict[str, list[Finding]] = {}
     for _, check in checks_of("record"):
         for finding in check(ctx):
@@ -67,7 +67,7 @@ def record_findings(ledger: Ledger, ids: set[str] | None = None, *,
 def record_facts(ledger: Ledger, ids: set[str] | None = None, *,
                  ctx: AuditContext | None = None) -> dict[str, dict[str, Any]]:
     """Facts of every ``split`` check, by check name then record id, for ``ids`` (all when None)."""
-    ctx = ctx or AuditContext(ledger)
+    ctx = ctx or wanted_context(ledger, ids)
     out: dict[str, dict[str, Any]] = {}
     for name, check in checks_of("split"):
         found = _module(check).facts(ctx)
@@ -125,9 +125,14 @@ def finish(root: Path, findings: Iterable[Finding], records_checked: int, waiver
     return AuditReport(apply_waivers([*findings, *problems], listed), records_checked=records_checked)
 
 
+def wanted_context(ledger: Ledger, ids: Collection[str] | None) -> AuditContext:
+    """A context of ``ledger`` whose per-record checks read only ``ids`` (every record when None)."""
+    return AuditContext(ledger, wanted=None if ids is None else frozenset(ids))
+
+
 def _module(check: Check) -> Any:
     return sys.modules[check.__module__]
 
 
 __all__ = ["SCOPES", "WAIVERS_FILE", "CheckResults", "Waivers", "checks_of", "file_findings", "finish", "load_waivers",
-           "record_facts", "record_findings", "run_checks", "scope_of", "split_findings", "waiver_keys"]
+           "record_facts", "record_findings", "run_checks", "scope_of", "split_findings", "waiver_keys", "wanted_context"]

@@ -32,7 +32,6 @@ from typing import Any
 import duckdb
 
 from benchledger import __version__
-from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
 from benchledger.audit.report import AuditReport
 from benchledger.catalog import checking
@@ -359,7 +358,7 @@ def _apply(out: _Tables, root: Path, listing: _Listing, parsed: Ledger, context:
     out.replace("t_efficiency", "record_id", dirty,
                 benchmark_efficiency(parsed.typed("benchmark", Benchmark), inputs), EFFICIENCY_COLUMNS)
     ids = set(parsed.records)
-    ctx = AuditContext(context)
+    ctx = checking.wanted_context(context, ids)  # (the other records' checks: their findings are cached)
     out.replace("_cache_findings", "record", dirty, local_rows(checking.record_findings(context, ids, ctx=ctx)),
                 LOCAL_COLUMNS)
     fresh = list(fact_rows(checking.record_facts(context, ids, ctx=ctx)))

@@ -11,7 +11,7 @@ SCOPE = "record"  # findings of a record depend only on it and the non-benchmark
 
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
-    for record in ctx.ledger:
+    for record in ctx.records:
         if not record.history:
             yield Finding("history.missing", "warning", record.id, "history",
                           "no history entry: add one (date, change, why, numbers_changed)")

@@ -13,7 +13,7 @@ SCOPE = "record"  # findings of a record depend only on it and the non-benchmark
 
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
-    for record in ctx.ledger:
+    for record in ctx.records:
         path = ctx.ledger.paths.get(record.id)
         if path is None:
             continue

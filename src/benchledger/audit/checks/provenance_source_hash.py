@@ -13,7 +13,7 @@ SCOPE = "record"  # findings of a record depend only on it and the non-benchmark
 
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
-    for source in ctx.ledger.typed("source", Source):
+    for source in ctx.typed("source", Source):
         actual = hashlib.sha256(source.body.encode("utf-8")).hexdigest()
         if actual != source.sha256:
             yield Finding("provenance.source-hash-mismatch", "error", source.id, "sha256",

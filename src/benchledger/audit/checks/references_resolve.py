@@ -19,7 +19,7 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
 
 def facts(ctx: AuditContext) -> dict[str, Any]:
     """Per record id: ``refs`` [field, target id, kind] it names and ``unlisted`` [field, source] it cites."""
-    out: dict[str, Any] = {r.id: {"refs": [list(ref) for ref in _references(r)], "unlisted": []} for r in ctx.ledger}
+    out: dict[str, Any] = {r.id: {"refs": [list(ref) for ref in _references(r)], "unlisted": []} for r in ctx.records}
     for ev in ctx.evidence():
         if isinstance(ev.item, Quantity | Known) and ev.item.source and ev.item.source not in ev.record.sources:
             out[ev.record.id]["unlisted"].append([ev.field, ev.item.source])

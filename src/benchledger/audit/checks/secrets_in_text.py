@@ -40,7 +40,7 @@ SCOPE = "record"  # a record's findings depend on it alone (checks/__init__)
 
 
 def check(ctx: AuditContext) -> Iterator[Finding]:
-    for record in ctx.ledger:
+    for record in ctx.records:
         found = suspect(ctx.record_json[record.id])
         if found:
             yield Finding("secrets.suspected", "error", record.id, "",
