@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TypeVar
@@ -30,6 +31,30 @@ class Evidence:
         return own or (self.record.sources[0] if self.record.sources else None)
 
 
+class Excerpts(Mapping[str, str]):
+    """Source id → whitespace-normalised stored excerpt, each normalised when first read (the checks of a few
+    records read a few of the ledger's excerpts: ~5 MB of text on the bundled ledger)."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self._ledger = ledger
+        self._normalised: dict[str, str] = {}
+
+    def __getitem__(self, source_id: str) -> str:
+        found = self._normalised.get(source_id)
+        if found is None:
+            record = self._ledger.records.get(source_id)
+            if not isinstance(record, Source):
+                raise KeyError(source_id)
+            found = self._normalised[source_id] = normalise_space(record.body)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return (s.id for s in self._ledger.typed("source", Source))
+
+    def __len__(self) -> int:
+        return len(self._ledger.typed("source", Source))
+
+
 @dataclass
 class AuditContext:
     """Input of every check.
@@ -48,9 +73,9 @@ class AuditContext:
                                                                            repr=False)
 
     @cached_property
-    def excerpts(self) -> dict[str, str]:
+    def excerpts(self) -> Excerpts:
         """Source id → whitespace-normalised stored excerpt."""
-        return {s.id: normalise_space(s.body) for s in self.ledger.typed("source", Source)}
+        return Excerpts(self.ledger)
 
     @cached_property
     def records(self) -> list[Record]:
@@ -62,7 +87,7 @@ class AuditContext:
 
     def typed(self, kind: str, cls: type[T]) -> list[T]:
         """The ``records`` of one kind as their concrete class, sorted by id (as ``Ledger.typed``)."""
-        return [r for r in self.records if r.kind == kind and isinstance(r, cls)]
+        return [r for r in self.records if isinstance(r, cls) and r.kind == kind]
 
     @cached_property
     def benchmarks(self) -> list[Benchmark]:
@@ -95,4 +120,4 @@ class AuditContext:
         return [Evidence(record, path, item) for record in self.records for path, item in walk_evidence(record)]
 
 
-__all__ = ["AuditContext", "Evidence"]
+__all__ = ["AuditContext", "Evidence", "Excerpts"]

@@ -62,6 +62,8 @@ class ColdBuild:
     """How many processes built it side by side, this one included (0: this process alone)."""
     misplaced: list[Path] = field(default_factory=list)
     """The files in sub-folders of kind folders (``ledger.paths.misplaced_files``), as the build found them."""
+    parsed: Ledger = field(default_factory=lambda: Ledger(root=Path()))
+    """The records this process parsed: every record (one process), those outside ``benchmarks/`` (side by side)."""
 
 
 def built_tables() -> dict[str, Columns]:
@@ -94,7 +96,7 @@ def serial_build(root: Path, files: dict[str, FileStat], workdir: Path) -> ColdB
     made.update(_cache_rows(entries.values(), results.local, results.facts))
     tables = {name: [write_rows(workdir / f"all-{name}.json", rows)] for name, rows in made.items()}
     return ColdBuild(entries, results.runs, results.split, results.other, len(ledger) + len(ledger.errors), tables,
-                     misplaced=misplaced)
+                     misplaced=misplaced, parsed=ledger)
 
 
 def _cache_rows(entries: Iterable[Entry], local: dict[str, list[Finding]],
@@ -145,7 +147,7 @@ def _parallel_build(root: Path, files: dict[str, FileStat], benchmarks: list[tup
     runs_found = [f for _, check in checking.checks_of("runs") for f in check(AuditContext(context))]
     tables = {name: [part.tables[name] for part in parts if name in part.tables] for name in built_tables()}
     return ColdBuild(entries, runs_found, checking.split_findings(facts, kinds), checking.file_findings(skeleton),
-                     len(kinds) + len(skeleton.errors), tables, len(runs), misplaced)
+                     len(kinds) + len(skeleton.errors), tables, len(runs), misplaced, context)
 
 
 def _context_part(root: Path, context: Ledger, entries: list[Entry], workdir: Path) -> _Part:

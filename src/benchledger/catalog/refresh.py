@@ -50,8 +50,10 @@ from benchledger.catalog.cachetables import (
     fact_rows,
     local_rows,
 )
+from benchledger.catalog.contextcache import context_digest, create_context_table, keep_context, kept_context
 from benchledger.catalog.dbfiles import ignore_in_git, remove_abandoned, write_database
-from benchledger.catalog.entries import Entry, load_entry
+from benchledger.catalog.entries import load_entry
+from benchledger.catalog.listing import Listing
 from benchledger.catalog.scan import (
     FileStat,
     file_digest,
@@ -65,7 +67,6 @@ from benchledger.catalog.tables import (
     FINDING_COLUMNS,
     benchmark_efficiency,
 )
-from benchledger.errors import RecordError
 from benchledger.ledger.index import RECORD_KEYS, TABLES, Columns, create_table, insert_files, write_rows
 from benchledger.ledger.io import load_record_bytes
 from benchledger.ledger.paths import FOLDER_KINDS
@@ -73,7 +74,7 @@ from benchledger.ledger.rows import Row
 from benchledger.ledger.sql import quote_identifier, sql_text
 from benchledger.ledger.store import Ledger, gc_paused, misplaced_file_errors
 from benchledger.perfmodel.ceiling import CeilingInputs
-from benchledger.schema import KIND_FOLDERS, Benchmark
+from benchledger.schema import KIND_FOLDERS, Benchmark, Record
 
 BENCHMARK_FOLDER = KIND_FOLDERS["benchmark"]
 HASHED_FILES = (checking.WAIVERS_FILE,)
@@ -193,6 +194,11 @@ def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs,
             out.fill("_cache_run_findings", LOCAL_COLUMNS, local_rows(by_record(built.runs)))
             out.fill("_cache_split", LOCAL_COLUMNS, local_rows(by_record(built.split)))
             create_table(con, "_cache_combined", FINDING_COLUMNS)
+            create_context_table(con)
+            context = [(rel, built.parsed.records[e.record_id]) for rel, e in built.entries.items()
+                       if e.kind not in (None, "benchmark") and e.record_id is not None
+                       and built.parsed.paths.get(e.record_id) == root / rel]
+            keep_context(con, context_digest((rel, built.entries[rel].stat.sha256) for rel, _ in context), context)
             report = _write_findings(out, root, [*built.runs, *built.split, *built.other], built.records_checked, None)
             out.fill("_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs, built.entries,
                                                              (e.stat for e in built.entries.values()), misplaced))
@@ -256,7 +262,7 @@ def _update_copy(root: Path, out: _Tables, state: CachedState, files: dict[str, 
         raise _Rebuild
     gone = [state.loaded[rel][:2] for rel in (*changed, *removed) if rel in cached]  # (id, kind) as cached
     parsed = Ledger(root=root)
-    listing = _Listing(files, state.loaded, {rel: load_entry(root, rel, files[rel], parsed) for rel in changed})
+    listing = Listing(files, state.loaded, {rel: load_entry(root, rel, files[rel], parsed) for rel in changed})
     if any(kind not in (None, "benchmark") for _, kind in gone) or any(
             e.kind not in (None, "benchmark") for e in listing.fresh.values()):
         raise _Rebuild  # a record of another kind in benchmarks/: what the other records read changed
@@ -265,7 +271,7 @@ def _update_copy(root: Path, out: _Tables, state: CachedState, files: dict[str, 
     dirty = sorted({rid for rid, _ in gone if rid} | set(parsed.records))
     kinds_same = {(rid, kind) for rid, kind in gone if rid} == {
         (e.record_id, e.kind) for e in listing.fresh.values() if e.record_id}
-    context = _context(root, listing)
+    context = _context(root, listing, out)
     for record_id, record in parsed.records.items():
         context.add(parsed.paths[record_id], record)
     waivers_same = bool(inputs.hashed) and inputs.hashed == state.meta["hashed_digests"]
@@ -278,70 +284,7 @@ def _update_copy(root: Path, out: _Tables, state: CachedState, files: dict[str, 
     return f"updated {len(changed) + len(removed)} of {len(files)} files"
 
 
-Loaded = tuple[str | None, str | None, int | None, str | None, str | None, str | None]
-"""A file's ``_cache_files`` columns after its stat: record id, kind, and the load error's line, field,
-message and code (``CachedState.loaded``)."""
-
-
-@dataclass(frozen=True)
-class _Listing:
-    """The record files of an update: the scan's stats, what loading each unchanged file gave (as cached) and
-    the entries of the files read again; no object per unchanged file (10,000 of them at 10,000 records)."""
-
-    files: dict[str, FileStat]
-    loaded: dict[str, Loaded]
-    fresh: dict[str, Entry]
-
-    def each(self) -> Iterator[tuple[str, str | None, str | None]]:
-        """``(path, record id, kind)`` of every file, in scan order."""
-        fresh, loaded = self.fresh, self.loaded
-        for rel in self.files:
-            entry = fresh.get(rel)
-            if entry is None:
-                yield rel, *loaded[rel][:2]
-            else:
-                yield rel, entry.record_id, entry.kind
-
-    def kinds(self) -> dict[str, str]:
-        """The kind of every record id (what the ``split`` checks resolve ids against; no id is used twice)."""
-        files, fresh = self.files, self.fresh
-        kinds = {row[0]: row[1] for rel, row in self.loaded.items()
-                 if row[0] and row[1] and rel in files and rel not in fresh}
-        kinds.update((e.record_id, e.kind) for e in fresh.values() if e.record_id and e.kind)
-        return kinds
-
-    def errors(self, root: Path) -> list[RecordError]:
-        """The load error of every file that failed to load, in scan order (as ``Entry.load_error`` gives it)."""
-        files, fresh = self.files, self.fresh
-        failed = {rel for rel, row in self.loaded.items() if row[4] is not None and rel in files}
-        out: list[RecordError] = []
-        for rel in sorted(failed | fresh.keys(), key=lambda rel: rel.split("/", 1)):  # (scan order)
-            entry = fresh.get(rel)
-            if entry is None:
-                _, _, line, field, message, code = self.loaded[rel]
-                assert message is not None
-                out.append(RecordError(root / rel, line, field or "", message, code=code or "schema.invalid"))
-            elif (error := entry.load_error(root)) is not None:
-                out.append(error)
-        return out
-
-    def stats(self) -> Iterator[FileStat]:
-        """Every file's stat, in scan order (a file read again: the stat of the bytes read)."""
-        for rel, stat in self.files.items():
-            entry = self.fresh.get(rel)
-            yield stat if entry is None else entry.stat
-
-    def rows(self, paths: Iterable[str]) -> Iterator[Row]:
-        """``_cache_files`` rows of these paths (those still there)."""
-        for rel in paths:
-            entry = self.fresh.get(rel)
-            if entry is not None:
-                yield entry.row()
-            elif rel in self.files:
-                yield dict(zip(FILE_COLUMNS, (*self.files[rel], *self.loaded[rel]), strict=True))
-
-
-def _apply(out: _Tables, root: Path, listing: _Listing, parsed: Ledger, context: Ledger, dirty: list[str],
+def _apply(out: _Tables, root: Path, listing: Listing, parsed: Ledger, context: Ledger, dirty: list[str],
            misplaced: list[str], waivers_same: bool, kinds_same: bool) -> AuditReport:
     """Replace the rows, findings and facts of the ``dirty`` record ids; recompute the combined findings.
 
@@ -429,18 +372,27 @@ def _read_facts(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, Any]]:
     return {str(name): json.loads(text) for name, text in rows}
 
 
-def _context(root: Path, listing: _Listing) -> Ledger:
-    """The non-benchmark records, parsed from bytes that must still hash as cached (wherever they lie: a
-    model record in benchmarks/ is read by the benchmarks that name it, as in a fresh build)."""
+def _context(root: Path, listing: Listing, out: _Tables) -> Ledger:
+    """The non-benchmark records (wherever they lie: a model record in benchmarks/ is read by the benchmarks
+    that name it, as in a fresh build): as the cache keeps them parsed when they are the files listed
+    (``contextcache.py``), else parsed from bytes that must still hash as cached (and then kept)."""
+    files = listing.context_files()
+    digest = context_digest(files)
     ledger = Ledger(root=root)
-    for rel, record_id, kind in listing.each():
-        if kind in (None, "benchmark") or record_id is None:
-            continue
+    kept = kept_context(out.con, digest)
+    if kept is not None and [rel for rel, _ in kept] == [rel for rel, _ in files]:
+        for rel, record in kept:
+            ledger.add(root / rel, record)
+        return ledger
+    parsed: list[tuple[str, Record]] = []
+    for rel, sha in files:
         path = root / rel
         data = path.read_bytes()
-        if sha256_bytes(data) != listing.files[rel].sha256:
+        if sha256_bytes(data) != sha:
             raise _Rebuild  # changed since the scan
-        ledger.add(path, load_record_bytes(path, data))
+        parsed.append((rel, load_record_bytes(path, data)))
+        ledger.add(path, parsed[-1][1])
+    keep_context(out.con, digest, parsed)
     return ledger
 
 

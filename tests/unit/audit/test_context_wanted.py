@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from benchledger.audit.context import AuditContext
+from benchledger.audit.numbers import normalise_space
 from benchledger.catalog import checking
 from benchledger.ledger import Ledger
 from benchledger.ledger.paths import bundled_ledger_dir
+from benchledger.schema import Source
 
 from ledger_builder import benchmark, reference_records, source, write_all
 
@@ -69,7 +71,11 @@ def test_checking_some_records_finds_what_checking_all_finds_about_them(tmp_path
 
 
 def test_on_the_bundled_ledger_too() -> None:
-    _assert_parts_equal_whole(Ledger.load(bundled_ledger_dir()), 7)
+    ledger = Ledger.load(bundled_ledger_dir())
+    _assert_parts_equal_whole(ledger, 7)
+    excerpts = AuditContext(ledger).excerpts  # (normalised as read)
+    assert dict(excerpts) == {s.id: normalise_space(s.body) for s in ledger.typed("source", Source)}
+    assert len(excerpts) == len(ledger.typed("source", Source))
 
 
 def test_a_narrowed_context_reads_only_the_wanted_records_but_checks_against_all(mini_ledger: Path) -> None:
@@ -80,4 +86,5 @@ def test_a_narrowed_context_reads_only_the_wanted_records_but_checks_against_all
     assert set(ctx.record_json) == {"test-bench"}
     assert [b.id for b in ctx.benchmarks] == ["test-bench"]
     assert "test-source" in ctx.excerpts  # (what quotes are checked against: the whole ledger)
+    assert "test-bench" not in ctx.excerpts and ctx.excerpts.get("test-model") is None
     assert [r.id for r in AuditContext(ledger).records] == [r.id for r in ledger]
