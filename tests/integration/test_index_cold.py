@@ -21,7 +21,8 @@ from test_index_cache import STEPS, apply, make_ledger
 
 from benchledger.audit.finding import Finding
 from benchledger.catalog import checking
-from benchledger.catalog.cold import ColdBuild, cold_build, serial_build
+from benchledger.catalog.cold import ColdBuild, built_tables, cold_build, serial_build
+from benchledger.catalog.loading import RowLoader
 from benchledger.catalog.scan import scan_files
 from benchledger.catalog.workers import ForkedCalls, RemoteTraceback
 from benchledger.errors import LedgerError
@@ -96,6 +97,42 @@ def test_workers_equal_one_process_after_any_edits(tmp_path_factory: pytest.Temp
         apply(root, op, target, other, value)
         now = time.time_ns()  # one clock for both builds: racy or not alike, however slow the first
         assert built_by(root, base / f"s{i}", 3, now)[1] == built_by(root, base / f"s{i}", 1, now)[1]
+
+
+def loaded_by(root: Path, scratch: Path, jobs: int, started_ns: int) -> dict[str, list[str]]:
+    """Every table's rows as a cold build with ``jobs`` workers loads them into its database (``RowLoader``:
+    part by part, while the build goes on)."""
+    workdir = scratch / f"load-{jobs}"
+    workdir.mkdir(parents=True)
+    files = scan_files(root, sorted(FOLDER_KINDS), {}, started_ns)
+    rows = RowLoader(workdir / "index.duckdb", built_tables())
+    try:
+        if jobs > 1:
+            cold_build(root, files, workdir, jobs, min_parallel=1, rows=rows)
+        else:
+            serial_build(root, files, workdir, rows)
+        con = rows.connection()
+        return {name: sorted(repr(row) for row in con.execute(f'SELECT * FROM "{name}"').fetchall())
+                for name in built_tables()}
+    finally:
+        rows.close()
+
+
+def test_the_rows_loaded_while_building_are_those_of_one_process(tmp_path: Path) -> None:
+    """Loaded as each part is made, every table holds exactly the rows one process loads, each once: also when
+    the parallel build gives way to one process (an id used twice), after loading its parts."""
+    root = make_ledger(tmp_path / "ledger")
+    add_benchmarks(root, 7)
+    apply(root, "duplicate", "new-one", "new-two", 3.0)
+    (root / "benchmarks" / "latin1.md").write_bytes("---\nid: caf\xe9\n---\n".encode("latin-1"))
+    now = time.time_ns()
+    one = loaded_by(root, tmp_path / "s", 1, now)
+    assert len(one["t_arms"]) >= 14 and one["_cache_files"] and one["_cache_findings"] and one["_cache_facts"]
+    for jobs in (2, 3):
+        assert loaded_by(root, tmp_path / "s", jobs, now) == one
+    apply(root, "same-id-elsewhere", "synthetic-00003", "", 1.0)  # a model with a benchmark's id: one process
+    now = time.time_ns()
+    assert loaded_by(root, tmp_path / "t", 3, now) == loaded_by(root, tmp_path / "t", 1, now)
 
 
 def test_an_id_used_twice_is_built_in_one_process(tmp_path: Path) -> None:

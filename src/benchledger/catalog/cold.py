@@ -4,13 +4,16 @@ A large ledger is built side by side (``workers.py``): this process parses the r
 ``benchmarks/`` (the context every check may read), then each of ``jobs`` processes — this one and
 ``jobs - 1`` forked workers — takes an equal run of the benchmark files in name order, parses them and,
 over its records plus the context, runs the ``record`` checks, the ``split`` checks' facts and the table
-producers for its records alone, writing the rows to files (``ledger.index.write_rows``) — what
+producers for its records alone, writing the rows to files (``ledger.index.write_rows``; the ``record``
+checks' findings and the ``split`` facts as the rows of ``_cache_findings`` and ``_cache_facts``) — what
 ``refresh._apply`` does for changed files. This process also does the same for the context records and
-lists the files in sub-folders while the workers run (its own run needs no copy sent back), then combines: the ``split`` findings from every record's facts, the
-``files`` findings from every file that failed to load, the ``runs`` checks. The result is what one process
-gives (``serial_build``) for any number of workers (tests/integration/test_index_cold.py). A ledger where
-that would not hold — an id used twice, a record outside its kind's folder, a check without ``SCOPE``, a
-table without a record key — is built in one process, and so is a small one (``MIN_PARALLEL_FILES``).
+lists the files in sub-folders while the workers run (its own run needs no copy sent back); a thread loads
+each part's rows into the new database while the rest is built (``loading.py``). Then it combines: the
+``split`` findings from every record's facts, the ``files`` findings from every file that failed to load,
+the ``runs`` checks. The result is what one process gives (``serial_build``) for any number of workers
+(tests/integration/test_index_cold.py). A ledger where that would not hold — an id used twice, a record
+outside its kind's folder, a check without ``SCOPE``, a table without a record key — is built in one
+process (the rows loaded so far are discarded), and so is a small one (``MIN_PARALLEL_FILES``).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from benchledger.audit.finding import Finding
 from benchledger.catalog import checking
 from benchledger.catalog.cachetables import FACT_COLUMNS, FILE_COLUMNS, LOCAL_COLUMNS, fact_rows, local_rows
 from benchledger.catalog.entries import Entry, load_entry
+from benchledger.catalog.loading import Loading, RowLoader
 from benchledger.catalog.scan import FileStat
 from benchledger.catalog.tables import EFFICIENCY_COLUMNS, efficiency_rows, efficiency_table_rows
 from benchledger.catalog.workers import ForkedCalls
@@ -73,18 +77,22 @@ def built_tables() -> dict[str, Columns]:
 
 
 def cold_build(root: Path, files: dict[str, FileStat], workdir: Path, jobs: int, *,
-               min_parallel: int = MIN_PARALLEL_FILES) -> ColdBuild:
-    """Build from every file: in up to ``jobs`` worker processes when the ledger allows it, else in this one."""
+               min_parallel: int = MIN_PARALLEL_FILES, rows: RowLoader | None = None) -> ColdBuild:
+    """Build from every file: in up to ``jobs`` worker processes when the ledger allows it, else in this one.
+    ``rows``: the database the rows are loaded into as they are made (``loading.py``; its tables are
+    ``built_tables()``)."""
     benchmarks = [(rel, stat) for rel, stat in files.items() if _folder(rel) == BENCHMARK_FOLDER]
     workers = min(jobs, len(benchmarks) // max(1, min_parallel // 2)) if len(benchmarks) >= min_parallel else 0
     if workers >= 2 and _splittable():
-        built = _parallel_build(root, files, benchmarks, workdir, workers)
+        built = _parallel_build(root, files, benchmarks, workdir, workers, rows)
         if built is not None:
             return built
-    return serial_build(root, files, workdir)
+        if rows is not None:
+            rows.discard()
+    return serial_build(root, files, workdir, rows)
 
 
-def serial_build(root: Path, files: dict[str, FileStat], workdir: Path) -> ColdBuild:
+def serial_build(root: Path, files: dict[str, FileStat], workdir: Path, rows: RowLoader | None = None) -> ColdBuild:
     """Build from every file in this process: the whole ledger loaded, ``checking.run_checks`` over it."""
     ledger = Ledger(root=root)
     entries = {rel: load_entry(root, rel, stat, ledger) for rel, stat in files.items()}
@@ -94,9 +102,11 @@ def serial_build(root: Path, files: dict[str, FileStat], workdir: Path) -> ColdB
     made: dict[str, Iterable[Row]] = {name: producer(ledger) for name, (_, producer) in TABLES.items()}
     made[EFFICIENCY_TABLE] = efficiency_rows(ledger)
     made.update(_cache_rows(entries.values(), results.local, results.facts))
-    tables = {name: [write_rows(workdir / f"all-{name}.json", rows)] for name, rows in made.items()}
-    return ColdBuild(entries, results.runs, results.split, results.other, len(ledger) + len(ledger.errors), tables,
-                     misplaced=misplaced, parsed=ledger)
+    written = {name: write_rows(workdir / f"all-{name}.json", made_rows) for name, made_rows in made.items()}
+    if rows is not None:
+        rows.load(written)
+    return ColdBuild(entries, results.runs, results.split, results.other, len(ledger) + len(ledger.errors),
+                     {name: [f] for name, f in written.items()}, misplaced=misplaced, parsed=ledger)
 
 
 def _cache_rows(entries: Iterable[Entry], local: dict[str, list[Finding]],
@@ -120,18 +130,33 @@ def _splittable() -> bool:
 
 
 def _parallel_build(root: Path, files: dict[str, FileStat], benchmarks: list[tuple[str, FileStat]],
-                    workdir: Path, workers: int) -> ColdBuild | None:
+                    workdir: Path, workers: int, rows: RowLoader | None) -> ColdBuild | None:
+    """Worker ``i`` builds run ``i``; this process builds the context and run 0, in two halves. The rows of
+    each part are loaded (``rows``) while the rest is built, in this order whatever the timing: the context,
+    this process's first half, each worker's run, this process's second half."""
     chosen = {rel for rel, _ in benchmarks}
     context = Ledger(root=root)
     context_entries = [load_entry(root, rel, stat, context) for rel, stat in files.items() if rel not in chosen]
     size = -(-len(benchmarks) // workers)
     runs = [benchmarks[i:i + size] for i in range(0, len(benchmarks), size)]
+    half = len(runs[0]) // 2
+    own = [runs[0][:half], runs[0][half:]]
     calls: list[Callable[[], _Part]] = [functools.partial(_chunk_part, root, context, run, workdir, f"part{i}")
-                                        for i, run in enumerate(runs)]
-    with ForkedCalls(calls[1:]) as forked:
+                                        for i, run in enumerate(runs) if i]
+    load = rows.load if rows is not None else _no_load
+    # (on an exception the workers end first, then the loads: a load waiting for a worker is not waited for)
+    with Loading(_tables_of, load, rows.interrupt if rows is not None else _no_interrupt) as loading, \
+            ForkedCalls(calls) as forked:
         misplaced = misplaced_files(root)
         context_part = _context_part(root, context, context_entries, workdir)
-        parts = [context_part, calls[0](), *forked.results()]
+        loading.put(functools.partial(_given, context_part))
+        first = _chunk_part(root, context, own[0], workdir, "part0a")
+        loading.put(functools.partial(_given, first))  # loaded while the second half is built
+        for i in range(len(calls)):
+            loading.put(functools.partial(forked.result, i))  # loaded as soon as the worker is done
+        second = _chunk_part(root, context, own[1], workdir, "part0b")
+        loading.put(functools.partial(_given, second))
+        parts = loading.finish()
     entries_by_path = {e.stat.path: e for part in parts for e in part.entries}
     entries = {rel: entries_by_path[rel] for rel in files}
     ids = [e.record_id for e in entries.values() if e.record_id]
@@ -148,6 +173,22 @@ def _parallel_build(root: Path, files: dict[str, FileStat], benchmarks: list[tup
     tables = {name: [part.tables[name] for part in parts if name in part.tables] for name in built_tables()}
     return ColdBuild(entries, runs_found, checking.split_findings(facts, kinds), checking.file_findings(skeleton),
                      len(kinds) + len(skeleton.errors), tables, len(runs), misplaced, context)
+
+
+def _tables_of(part: _Part) -> dict[str, RowsFile]:
+    return part.tables
+
+
+def _given(part: _Part) -> _Part:
+    return part
+
+
+def _no_load(_files: dict[str, RowsFile]) -> None:
+    pass
+
+
+def _no_interrupt() -> None:
+    pass
 
 
 def _context_part(root: Path, context: Ledger, entries: list[Entry], workdir: Path) -> _Part:

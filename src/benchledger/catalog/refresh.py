@@ -176,19 +176,18 @@ def refresh(root: Path, folder: Path, previous: Path | None, state: CachedState 
 
 def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs, code: str, jobs: int | None) -> str:
     from benchledger.catalog.cold import built_tables, cold_build  # (workers: only a rebuild needs them)
+    from benchledger.catalog.loading import RowLoader
     from benchledger.catalog.workers import default_jobs
 
     jobs = default_jobs() if jobs is None else jobs
 
     with tempfile.TemporaryDirectory(prefix="benchledger-rows-") as workdir:
-        built = cold_build(root, files, Path(workdir), jobs)
-        misplaced = [path.relative_to(root).as_posix() for path in built.misplaced]  # (as the build found them)
-        con = duckdb.connect(str(tmp))
-        out = _Tables(con, Path(workdir))
+        rows = RowLoader(tmp, built_tables())
         try:
-            for name, columns in built_tables().items():
-                create_table(con, name, columns)
-                insert_files(con, name, columns, built.tables[name])
+            built = cold_build(root, files, Path(workdir), jobs, rows=rows)  # (the rows loaded as they are made)
+            misplaced = [path.relative_to(root).as_posix() for path in built.misplaced]  # (as the build found them)
+            con = rows.connection()
+            out = _Tables(con, Path(workdir))
             create_table(con, "t_findings", FINDING_COLUMNS)
             create_catalog_views(con)
             out.fill("_cache_run_findings", LOCAL_COLUMNS, local_rows(by_record(built.runs)))
@@ -204,7 +203,7 @@ def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs,
                                                              (e.stat for e in built.entries.values()), misplaced))
             con.execute("CHECKPOINT")
         finally:
-            con.close()
+            rows.close()
     workers = f" by {built.workers} workers" if built.workers else ""
     return f"rebuilt from {len(built.entries)} files{workers}"
 

@@ -124,6 +124,11 @@ class ForkedCalls:
                 results[i] = self._receive(i)
         return results
 
+    def result(self, i: int) -> Any:
+        """The result of call ``i`` once it is there (each call's result is received once: by this or by
+        ``results()``); its failure is raised."""
+        return self._receive(i)
+
     def _receive(self, i: int) -> Any:
         child, receiver = self._children[i]
         try:

@@ -1,0 +1,126 @@
+"""The cold build's rows loaded into the new database while the rest is still being built.
+
+DuckDB reads row files outside the GIL, so a thread of this process (``Loading``) can load each part of the
+build (``cold.py``: the context records, each worker's run, this process's own runs) while this process
+parses and checks the next part and the workers run theirs. Parts are loaded in the order they are handed
+over, whatever order they are ready in, so the tables' row order is the same in every build. ``RowLoader``
+connects on the first part, after the workers are forked (no child starts with an open database).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import Generic, TypeVar
+
+import duckdb
+
+from benchledger.ledger.index import Columns, RowsFile, create_table, insert_files
+
+Part = TypeVar("Part")
+
+
+class RowLoader:
+    """A new DuckDB database with these tables (name → columns), filled with row files table by table."""
+
+    def __init__(self, path: Path, tables: dict[str, Columns]) -> None:
+        self.path = path
+        self.tables = tables
+        self._con: duckdb.DuckDBPyConnection | None = None
+
+    def connection(self) -> duckdb.DuckDBPyConnection:
+        """The database, with every table created (connected on the first call)."""
+        if self._con is None:
+            con = duckdb.connect(str(self.path))
+            try:
+                for name, columns in self.tables.items():
+                    create_table(con, name, columns)
+            except BaseException:
+                con.close()
+                raise
+            self._con = con
+        return self._con
+
+    def load(self, files: dict[str, RowsFile]) -> None:
+        """Append each table's rows (table name → its file)."""
+        con = self.connection()
+        for name, rows in files.items():
+            insert_files(con, name, self.tables[name], [rows])
+
+    def discard(self) -> None:
+        """Forget every row loaded: the database is removed and made again on the next ``connection()``."""
+        self.close()
+        for path in (self.path, Path(f"{self.path}.wal")):
+            path.unlink(missing_ok=True)
+
+    def interrupt(self) -> None:
+        """Stop the statement running now, if any (from another thread: a load being abandoned)."""
+        if self._con is not None:
+            self._con.interrupt()
+
+    def close(self) -> None:
+        if self._con is not None:
+            self._con.close()
+            self._con = None
+
+
+class Loading(Generic[Part]):
+    """Parts loaded in a thread, in the order handed over: ``put(get)`` queues a call that gives a part (it may
+    wait for a worker), ``finish()`` waits for every load and gives the parts.
+
+    As a context manager: leaving it by an exception (Ctrl-C included) abandons the loads not started,
+    interrupts the one running and waits for the thread; a failure in the thread is raised by ``finish()``.
+    """
+
+    def __init__(self, files_of: Callable[[Part], dict[str, RowsFile]], load: Callable[[dict[str, RowsFile]], None],
+                 interrupt: Callable[[], None]) -> None:
+        self._files_of = files_of
+        self._load = load
+        self._interrupt = interrupt
+        self._queue: queue.SimpleQueue[Callable[[], Part] | None] = queue.SimpleQueue()
+        self._parts: list[Part] = []
+        self._error: BaseException | None = None
+        self._abandoned = False
+        self._thread = threading.Thread(target=self._run, name="benchledger-index-rows", daemon=True)
+
+    def __enter__(self) -> Loading[Part]:
+        return self
+
+    def put(self, get: Callable[[], Part]) -> None:
+        """Queue a part; the thread starts with the first (so that workers forked before it fork no thread)."""
+        self._queue.put(get)
+        if not self._thread.is_alive() and self._thread.ident is None:
+            self._thread.start()
+
+    def finish(self) -> list[Part]:
+        self._queue.put(None)
+        if self._thread.ident is not None:
+            self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._parts
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._thread.is_alive():
+            self._abandoned = True
+            self._queue.put(None)
+            self._interrupt()
+            self._thread.join()
+
+    def _run(self) -> None:
+        while (get := self._queue.get()) is not None:
+            if self._error is not None or self._abandoned:
+                continue
+            try:
+                part = get()
+                self._parts.append(part)
+                self._load(self._files_of(part))
+            except BaseException as exc:  # raised in the caller's thread by finish()
+                self._error = exc
+
+
+__all__ = ["Loading", "RowLoader"]
