@@ -17,11 +17,12 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from test_index_cache import STEPS, apply, make_ledger
+from test_index_cache import STEPS, apply, assert_cache_equals_fresh, make_ledger
 
 from benchledger.audit.finding import Finding
 from benchledger.catalog import checking
-from benchledger.catalog.cold import ColdBuild, built_tables, cold_build, serial_build
+from benchledger.catalog.cache import open_index
+from benchledger.catalog.cold import MIN_PARALLEL_FILES, ColdBuild, built_tables, cold_build, serial_build
 from benchledger.catalog.loading import RowLoader
 from benchledger.catalog.scan import scan_files
 from benchledger.catalog.workers import ForkedCalls, RemoteTraceback
@@ -133,6 +134,22 @@ def test_the_rows_loaded_while_building_are_those_of_one_process(tmp_path: Path)
     apply(root, "same-id-elsewhere", "synthetic-00003", "", 1.0)  # a model with a benchmark's id: one process
     now = time.time_ns()
     assert loaded_by(root, tmp_path / "t", 3, now) == loaded_by(root, tmp_path / "t", 1, now)
+
+
+def test_a_cache_built_by_workers_equals_a_fresh_build(tmp_path: Path) -> None:
+    """The command's own path: a ledger big enough for workers, its rows loaded while they run, the views and
+    findings added after; every view exports as a fresh build's (with bad files and cross-record findings)."""
+    root = make_ledger(tmp_path / "ledger")
+    add_benchmarks(root, MIN_PARALLEL_FILES)
+    for op, target, other in [("duplicate", "new-one", "new-two"), ("contest", "phys-a", "test-bench"),
+                              ("break", "phys-b", "")]:
+        apply(root, op, target, other, 3.0)
+    index = open_index(root, jobs=2)
+    try:
+        assert index.status.endswith("by 2 workers"), index.status
+    finally:
+        index.close()
+    assert assert_cache_equals_fresh(root, tmp_path / "s") == "current"
 
 
 def test_an_id_used_twice_is_built_in_one_process(tmp_path: Path) -> None:

@@ -26,9 +26,13 @@ Part = TypeVar("Part")
 class RowLoader:
     """A new DuckDB database with these tables (name → columns), filled with row files table by table."""
 
-    def __init__(self, path: Path, tables: dict[str, Columns]) -> None:
+    def __init__(self, path: Path, tables: dict[str, Columns],
+                 prepare: Callable[[duckdb.DuckDBPyConnection], None] | None = None) -> None:
+        """``prepare``: what else the new database needs before the rows (e.g. more tables and the views), done
+        when it is made (in the loading thread, while the build goes on)."""
         self.path = path
         self.tables = tables
+        self._prepare = prepare
         self._con: duckdb.DuckDBPyConnection | None = None
 
     def connection(self) -> duckdb.DuckDBPyConnection:
@@ -38,6 +42,8 @@ class RowLoader:
             try:
                 for name, columns in self.tables.items():
                     create_table(con, name, columns)
+                if self._prepare is not None:
+                    self._prepare(con)
             except BaseException:
                 con.close()
                 raise

@@ -182,14 +182,12 @@ def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs,
     jobs = default_jobs() if jobs is None else jobs
 
     with tempfile.TemporaryDirectory(prefix="benchledger-rows-") as workdir:
-        rows = RowLoader(tmp, built_tables())
+        rows = RowLoader(tmp, built_tables(), _prepare_rebuild)
         try:
             built = cold_build(root, files, Path(workdir), jobs, rows=rows)  # (the rows loaded as they are made)
             misplaced = [path.relative_to(root).as_posix() for path in built.misplaced]  # (as the build found them)
             con = rows.connection()
             out = _Tables(con, Path(workdir))
-            create_table(con, "t_findings", FINDING_COLUMNS)
-            create_catalog_views(con)
             out.fill("_cache_run_findings", LOCAL_COLUMNS, local_rows(by_record(built.runs)))
             out.fill("_cache_split", LOCAL_COLUMNS, local_rows(by_record(built.split)))
             create_table(con, "_cache_combined", FINDING_COLUMNS)
@@ -206,6 +204,12 @@ def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs,
             rows.close()
     workers = f" by {built.workers} workers" if built.workers else ""
     return f"rebuilt from {len(built.entries)} files{workers}"
+
+
+def _prepare_rebuild(con: duckdb.DuckDBPyConnection) -> None:
+    """The rest of a new database's tables before its rows: ``t_findings``, then every view."""
+    create_table(con, "t_findings", FINDING_COLUMNS)
+    create_catalog_views(con)
 
 
 def _update(root: Path, tmp: Path, previous: Path, state: CachedState, files: dict[str, FileStat],
