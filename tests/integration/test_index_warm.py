@@ -95,6 +95,27 @@ def test_a_warm_query_loads_neither_records_nor_the_audit(tmp_path: Path) -> Non
         assert record_files_read(root, opened) == []
 
 
+NOT_ON_THE_UPDATE_PATH = ("benchledger.perfmodel.predict", "benchledger.perfmodel.roofline", "benchledger.perfmodel.specdec",
+                          "benchledger.perfmodel.inputs", "benchledger.engines", "benchledger.catalog.cold",
+                          "benchledger.site", "jinja2", "markdown_it", "httpx", "numpy")
+"""An update of a few benchmarks computes their ceilings (``perfmodel.ceiling``), not predictions."""
+
+
+def test_an_update_of_one_benchmark_loads_no_prediction_model_and_reads_only_its_file(tmp_path: Path) -> None:
+    root = build_mini_ledger(tmp_path / "ledger")
+    open_index(root, clock=later).close()
+    db = current_db(root)
+    bench = root / "benchmarks" / "test-bench.md"
+    bench.write_text(bench.read_text(encoding="utf-8") + "\nEdited.\n", encoding="utf-8")
+    out, loaded, opened, _ = warm_cli(tmp_path, "query", "select count(*) as n from benchmarks", "-f", "csv",
+                                      "--ledger", str(root))
+    assert out == "n\n1\n"
+    assert current_db(root) != db  # (updated)
+    assert "benchledger.catalog.refresh" in loaded and "benchledger.perfmodel.ceiling" in loaded
+    assert [m for m in loaded if m.startswith(NOT_ON_THE_UPDATE_PATH)] == []
+    assert set(record_files_read(root, opened)) == {str(bench)}  # (hashed by the scan, then parsed)
+
+
 def test_a_build_with_racy_files_is_vouched_for_once_they_are_hashed(tmp_path: Path) -> None:
     """Files written just before the build are hashed by the next command; from then on their stats vouch
     for them (``<db>.stats``), and no later command reads a record file."""

@@ -22,7 +22,7 @@ from benchledger.perfmodel.bounds import NA_CONCURRENCY_UNKNOWN, bound_name
 from benchledger.perfmodel.errors import MissingInputError
 from benchledger.perfmodel.formats import format_from_record
 from benchledger.perfmodel.hardware import HardwareSpec
-from benchledger.perfmodel.inputs import arm_concurrency, format_spec, hardware_spec, number, text
+from benchledger.perfmodel.recordvalues import arm_concurrency, format_spec, hardware_spec, number, text
 from benchledger.schema import (
     Arm,
     Benchmark,

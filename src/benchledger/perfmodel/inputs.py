@@ -15,23 +15,18 @@ from benchledger.engines import profile_for
 from benchledger.ledger.store import Ledger
 from benchledger.perfmodel.architecture import model_from_record
 from benchledger.perfmodel.errors import MissingInputError
-from benchledger.perfmodel.formats import FormatSpec, format_from_record
-from benchledger.perfmodel.hardware import HardwareSpec, hardware_from_records
 from benchledger.perfmodel.predict import Params, Scenario
+from benchledger.perfmodel.recordvalues import arm_concurrency, format_spec, hardware_spec, number, text
+from benchledger.perfmodel.recordvalues import get_record as _get
 from benchledger.perfmodel.roofline import Efficiency
 from benchledger.perfmodel.specdec import METHODS, SpecConfig
 from benchledger.schema import (
-    Accelerator,
     Arm,
     Benchmark,
     Calibration,
-    Condition,
-    Format,
-    Interconnect,
     ModelArch,
     Quantity,
     Unknown,
-    condition_value,
     effective_subject,
     effective_workload,
 )
@@ -46,27 +41,6 @@ legacy file type except Q8_0 (kept Q8_0) and the IQ1/IQ2 types (Q5_K, none in th
 (vLLM/TRT checkpoints) keep the lm_head in bf16."""
 PARAM_NAMES = ("eta_m", "eta_c", "t0_ms", "phi", "phi_exponent", "eta_attn", "t0_draft_ms", "eta_prefill",
                "t0_prefill_ms")
-
-
-def _get(ledger: Ledger, kind: str, record_id: str, cls: type) -> object:
-    record = ledger.records.get(record_id)
-    if record is None or record.kind != kind or not isinstance(record, cls):
-        raise MissingInputError(record_id, "id", f"no {kind} record {record_id!r} in the ledger at {ledger.root}")
-    return record
-
-
-def format_spec(ledger: Ledger, format_id: str) -> FormatSpec:
-    record = _get(ledger, "format", format_id, Format)
-    assert isinstance(record, Format)
-    return format_from_record(record)
-
-
-def hardware_spec(ledger: Ledger, accelerator_id: str, count: int = 1, links: list[str] | None = None) -> HardwareSpec:
-    record = _get(ledger, "accelerator", accelerator_id, Accelerator)
-    assert isinstance(record, Accelerator)
-    ids = list(links or []) + list(record.interconnects)
-    found = [r for i in ids if isinstance(r := ledger.records.get(i), Interconnect)]
-    return hardware_from_records(record, found, count)
 
 
 def scenario_for(
@@ -193,23 +167,7 @@ def with_verify_kernel(params: Params, kernel: str | None) -> Params:
     return Params(replace(params.eff, phi_exp=None, phi=phi), {**params.origins, "phi": f"input (--verify-kernel {phi:g})"})
 
 
-# --- arms -------------------------------------------------------------------------------------------------
-def number(cond: Condition | None) -> float | None:
-    """A known numeric condition as float, else None."""
-    value = condition_value(cond)
-    if isinstance(value, bool) or value is None:
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def text(cond: Condition | None) -> str | None:
-    value = condition_value(cond)
-    return None if value is None else str(value)
-
-
+# --- arms (``number``, ``text``, ``arm_concurrency``: recordvalues.py) ---------------------------------------
 def _fraction(q: Quantity) -> float:
     v = float(q.value)
     return v / 100.0 if q.unit.strip() == "%" or v > 1.0 else v
@@ -264,14 +222,6 @@ def arm_context(record: Benchmark, arm: Arm) -> float | None:
     if inp is None:
         return out / 2.0 if out is not None and llama_bench_tg(record, arm) else None
     return inp + (out / 2.0 if out is not None else 0.0)
-
-
-def arm_concurrency(record: Benchmark, arm: Arm) -> int | None:
-    wl = effective_workload(record, arm)
-    value = number(wl.concurrency)
-    if value is None:
-        value = number(wl.batch_size)
-    return None if value is None else max(int(value), 1)
 
 
 def _open_loop(record: Benchmark, arm: Arm) -> bool:

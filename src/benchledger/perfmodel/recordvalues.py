@@ -1,0 +1,70 @@
+"""The values of records that a ceiling reads (``ceiling.py``): reference records by id as model specs, and an
+arm's numeric conditions. Apart from ``inputs.py`` (which re-exports them) so that computing a ceiling does not
+import the prediction model (``predict``, ``roofline``, ``specdec``, the engine profiles): an index update of a
+few benchmarks computes their ceilings and nothing else.
+"""
+
+from __future__ import annotations
+
+from benchledger.ledger.store import Ledger
+from benchledger.perfmodel.errors import MissingInputError
+from benchledger.perfmodel.formats import FormatSpec, format_from_record
+from benchledger.perfmodel.hardware import HardwareSpec, hardware_from_records
+from benchledger.schema import (
+    Accelerator,
+    Arm,
+    Benchmark,
+    Condition,
+    Format,
+    Interconnect,
+    condition_value,
+    effective_workload,
+)
+
+
+def get_record(ledger: Ledger, kind: str, record_id: str, cls: type) -> object:
+    record = ledger.records.get(record_id)
+    if record is None or record.kind != kind or not isinstance(record, cls):
+        raise MissingInputError(record_id, "id", f"no {kind} record {record_id!r} in the ledger at {ledger.root}")
+    return record
+
+
+def format_spec(ledger: Ledger, format_id: str) -> FormatSpec:
+    record = get_record(ledger, "format", format_id, Format)
+    assert isinstance(record, Format)
+    return format_from_record(record)
+
+
+def hardware_spec(ledger: Ledger, accelerator_id: str, count: int = 1, links: list[str] | None = None) -> HardwareSpec:
+    record = get_record(ledger, "accelerator", accelerator_id, Accelerator)
+    assert isinstance(record, Accelerator)
+    ids = list(links or []) + list(record.interconnects)
+    found = [r for i in ids if isinstance(r := ledger.records.get(i), Interconnect)]
+    return hardware_from_records(record, found, count)
+
+
+def number(cond: Condition | None) -> float | None:
+    """A known numeric condition as float, else None."""
+    value = condition_value(cond)
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def text(cond: Condition | None) -> str | None:
+    value = condition_value(cond)
+    return None if value is None else str(value)
+
+
+def arm_concurrency(record: Benchmark, arm: Arm) -> int | None:
+    wl = effective_workload(record, arm)
+    value = number(wl.concurrency)
+    if value is None:
+        value = number(wl.batch_size)
+    return None if value is None else max(int(value), 1)
+
+
+__all__ = ["arm_concurrency", "format_spec", "get_record", "hardware_spec", "number", "text"]
