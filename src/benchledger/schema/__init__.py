@@ -63,7 +63,7 @@ RECORD_TYPES: dict[str, type[RecordBase]] = {
     "benchmark": Benchmark,
     "calibration": Calibration,
 }
-RECORD_ADAPTER: TypeAdapter[Record] = TypeAdapter(Record)
+RECORD_ADAPTER: TypeAdapter[Record] = TypeAdapter(Record, config={"defer_build": True})
 SCHEMA_VERSION = 1
 
 __all__ = [

@@ -52,7 +52,7 @@ Number: TypeAlias = Annotated[StrictInt, AfterValidator(_within_float_range)] | 
 class StrictModel(BaseModel):
     """Base of every schema model: unknown keys are errors, assignment is validated."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, populate_by_name=True, defer_build=True)
 
 
 class Quantity(StrictModel):
