@@ -197,7 +197,7 @@ def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs,
                        and built.parsed.paths.get(e.record_id) == root / rel]
             keep_context(con, context_digest((rel, built.entries[rel].stat.sha256) for rel, _ in context), context)
             report = _write_findings(out, root, [*built.runs, *built.split, *built.other], built.records_checked, None)
-            out.fill("_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs, built.entries,
+            out.fill("_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs,
                                                              (e.stat for e in built.entries.values()), misplaced))
             con.execute("CHECKPOINT")
         finally:
@@ -283,7 +283,7 @@ def _update_copy(root: Path, out: _Tables, state: CachedState, files: dict[str, 
     touched = sorted({*changed, *removed, *(rel for rel, stat in files.items() if rel in cached and stat != cached[rel])})
     out.replace("_cache_files", "path", touched, listing.rows(touched), FILE_COLUMNS)
     out.con.execute("DELETE FROM _cache_meta")
-    out.insert("_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs, files, listing.stats(), misplaced))
+    out.insert("_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs, listing.stats(), misplaced))
     return f"updated {len(changed) + len(removed)} of {len(files)} files"
 
 
@@ -404,15 +404,19 @@ def _duplicates(ids: Iterable[str | None]) -> bool:
     return len(listed) != len(set(listed))
 
 
-def _meta_rows(root: Path, code: str, report: AuditReport, inputs: _Inputs, files: Collection[str],
-               stats: Iterable[FileStat], misplaced: list[str]) -> list[Row]:
-    """The cache's metadata (``files``: the record files, ``stats``: theirs, in order); digests that changed
-    while it was built are recorded as stale ('')."""
-    after = _Inputs.now(root, files)
+def _meta_rows(root: Path, code: str, report: AuditReport, inputs: _Inputs, stats: Iterable[FileStat],
+               misplaced: list[str]) -> list[Row]:
+    """The cache's metadata (``stats``: the record files', in order); a hashed file that changed while it was
+    built is recorded as stale ('').
+
+    The other files' digest is recorded as taken before anything was read: it is '' when one of them was racy
+    then, and any later change to one moves its ctime past what the digest holds (it was not racy), so the
+    next command sees the change. Walking them again here (every file of the ledger) would find nothing more."""
+    hashed_after = json.dumps([file_digest(root / name) for name in HASHED_FILES])
     meta = {"format": CACHE_FORMAT, "version": __version__, "code": code, "root": str(root),
             "folders": json.dumps(sorted(FOLDER_KINDS)), "hashed_files": json.dumps(list(HASHED_FILES)),
-            "hashed_digests": inputs.hashed if after.hashed == inputs.hashed else "",
-            "others": inputs.others if after.others == inputs.others else "",
+            "hashed_digests": inputs.hashed if hashed_after == inputs.hashed else "",
+            "others": inputs.others,
             "records_checked": str(report.records_checked), "misplaced": json.dumps(misplaced),
             "stat_digest": manifest_digest(stats)}
     assert set(meta) == set(META_KEYS)
