@@ -23,6 +23,7 @@ from benchledger.schema import (
     Accelerator,
     Arm,
     Benchmark,
+    Condition,
     Format,
     Known,
     ModelArch,
@@ -30,7 +31,6 @@ from benchledger.schema import (
     RecordBase,
     Unknown,
     condition_value,
-    effective_subject,
 )
 
 if TYPE_CHECKING:
@@ -175,7 +175,7 @@ OFFLOAD = re.compile(r"cpu[-_ ]?offload|offload[-_]gb|--n-cpu-moe\b|--cpu-moe\b|
 def stated_offload(record: Benchmark, arm: Arm) -> str | None:
     """The text of ``record``/``arm`` that states an offload of weights to host memory or disk, else None:
     the arm's engine flags (value, quote, note), its note and the record's body."""
-    flags = effective_subject(record, arm).engine_flags
+    flags = _stated(record, arm, "engine_flags")
     texts = [str(condition_value(flags) or "")]
     if isinstance(flags, (Known, Unknown)):
         texts += [getattr(flags, "quote", None) or "", flags.note]
@@ -190,14 +190,21 @@ def stated_offload(record: Benchmark, arm: Arm) -> str | None:
 def arm_weights_fit(records: Mapping[str, RecordBase], record: Benchmark, arm: Arm) -> WeightsFit | str | None:
     """``weights_fit`` of one arm's stated model, weight format, accelerator and count; None when the arm
     states no weight format (nothing to check), the reason when another input is unknown."""
-    subject = effective_subject(record, arm)
-    weights, devices = condition_value(subject.weights), condition_value(subject.accelerator_count)
+    weights = condition_value(_stated(record, arm, "weights"))
     if weights is None or isinstance(weights, bool):
         return None
+    devices = condition_value(_stated(record, arm, "accelerator_count"))
     if not isinstance(devices, (int, float)) or isinstance(devices, bool):
         return "accelerator count unknown"
-    return weights_fit(records, model=subject.model, weights=str(weights), accelerator=subject.accelerator,
-                       devices=int(devices))
+    return weights_fit(records, model=record.subject.model, weights=str(weights),
+                       accelerator=record.subject.accelerator, devices=int(devices))
+
+
+def _stated(record: Benchmark, arm: Arm, name: str) -> Condition | None:
+    """The arm's override of a subject condition, else the record's (``effective_subject`` without the copy: the
+    audit asks this of every arm; an arm cannot change the model or the accelerator)."""
+    override = getattr(arm.subject, name) if arm.subject is not None else None
+    return override if override is not None else getattr(record.subject, name)  # type: ignore[no-any-return]
 
 
 __all__ = ["GIB", "MEMORY_HEADROOM", "OFFLOAD", "FitCheck", "WeightsFit", "arm_weights_fit", "fit_check", "stated_offload",
