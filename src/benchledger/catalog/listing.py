@@ -36,6 +36,13 @@ class Listing:
             else:
                 yield rel, entry.record_id, entry.kind
 
+    def ids(self) -> list[str]:
+        """The record id of every file that holds one (not in scan order)."""
+        files, fresh = self.files, self.fresh
+        ids = [row[0] for rel, row in self.loaded.items() if row[0] and rel in files and rel not in fresh]
+        ids.extend(e.record_id for e in fresh.values() if e.record_id)
+        return ids
+
     def kinds(self) -> dict[str, str]:
         """The kind of every record id (what the ``split`` checks resolve ids against; no id is used twice)."""
         files, fresh = self.files, self.fresh

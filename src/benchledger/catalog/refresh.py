@@ -269,7 +269,7 @@ def _update_copy(root: Path, out: _Tables, state: CachedState, files: dict[str, 
     if any(kind not in (None, "benchmark") for _, kind in gone) or any(
             e.kind not in (None, "benchmark") for e in listing.fresh.values()):
         raise _Rebuild  # a record of another kind in benchmarks/: what the other records read changed
-    if _duplicates(row[0] for row in state.loaded.values()) or _duplicates(rid for _, rid, _ in listing.each()):
+    if _duplicates([row[0] for row in state.loaded.values()]) or _duplicates(listing.ids()):
         raise _Rebuild
     dirty = sorted({rid for rid, _ in gone if rid} | set(parsed.records))
     kinds_same = {(rid, kind) for rid, kind in gone if rid} == {

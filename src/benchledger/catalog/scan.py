@@ -66,17 +66,19 @@ def scan_files(root: Path, folders: list[str], known: dict[str, FileStat], start
     base = str(root)
     for rel, size, mtime, ctime, ino in listed:
         cached = known.get(rel)
+        racy = max(mtime, ctime) >= started_ns - RACY_NS
         if cached is not None and not cached.racy and (cached.size, cached.mtime_ns, cached.ctime_ns,
                                                        cached.ino) == (size, mtime, ctime, ino):
-            sha = cached.sha256
-        elif not hashed:
+            out[rel] = cached if not racy else cached._replace(racy=True)  # (no new tuple for most files)
+            continue
+        if not hashed:
             sha = UNHASHED
         else:
             try:
                 sha = _hash_file(f"{base}/{rel}")
             except FileNotFoundError:  # removed since it was listed: it is not part of this state
                 continue
-        out[rel] = FileStat(rel, sha, size, mtime, ctime, ino, max(mtime, ctime) >= started_ns - RACY_NS)
+        out[rel] = FileStat(rel, sha, size, mtime, ctime, ino, racy)
     return out
 
 
