@@ -9,7 +9,9 @@ average before and after, the ratios (warm / cold, changed / cold) and the growt
 Targets (issue 15, 2-core machine): warm query at 10,000 ≤ 0.5 s wall and ≥ 15× faster than cold; one changed
 record ≤ 10 % of cold; cold audit + index ≤ 6 s; 2× records ≤ 2.1× time. ``--site`` also times ``site build``
 (issue 5: ≤ 30 s at 10,000).
-Usage: python benchmarks/ledger_scale.py [--sizes 1000 10000 20000] [--site]
+``--bundled`` also times a copy of the shipped ledger (cold, warm, one benchmark file changed). Each time comes
+with the 1-minute load average when it started (``load``).
+Usage: python benchmarks/ledger_scale.py [--sizes 1000 10000 20000] [--site] [--bundled]
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import copy
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -31,6 +34,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from benchledger.ledger import dump_record
+from benchledger.ledger.location import CACHE_FOLDER
+from benchledger.ledger.paths import bundled_ledger_dir
 from benchledger.schema import RECORD_ADAPTER
 
 from ledger_builder import benchmark, reference_records, source
@@ -57,6 +62,7 @@ def generate(root: Path, count: int) -> None:
 
 def cli(*args: str) -> dict[str, Any]:
     """Run one ``benchledger`` command; its wall time, CPU time (user + sys) and output."""
+    load = round(os.getloadavg()[0], 2)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     out = subprocess.run([sys.executable, "-m", "benchledger", *args], capture_output=True, text=True,
@@ -66,7 +72,8 @@ def cli(*args: str) -> dict[str, Any]:
     if out.returncode not in (0, 1):
         raise SystemExit(f"benchledger {' '.join(args)} failed ({out.returncode}): {out.stderr.strip()[-300:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "stdout": out.stdout, "stderr": out.stderr[-300:]}
+    return {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "load": load, "stdout": out.stdout,
+            "stderr": out.stderr[-300:]}
 
 
 def touch(root: Path, count: int, tag: str) -> None:
@@ -114,7 +121,27 @@ def measure(count: int, with_site: bool) -> dict[str, Any]:
 
 
 def _times(run: dict[str, Any]) -> dict[str, float]:
-    return {"wall_s": run["wall_s"], "cpu_s": run["cpu_s"]}
+    return {"wall_s": run["wall_s"], "cpu_s": run["cpu_s"], "load": run["load"]}
+
+
+def measure_bundled() -> dict[str, Any]:
+    """The shipped ledger (a copy): cold audit, warm query, and the query after one benchmark file changed
+    (a line added to its body), as for the synthetic ones."""
+    with tempfile.TemporaryDirectory(prefix="benchledger-scale-") as tmp:
+        root = Path(tmp) / "ledger"
+        shutil.copytree(bundled_ledger_dir(), root, ignore=shutil.ignore_patterns(CACHE_FOLDER))
+        led = ("--ledger", str(root))
+        cold = cli("audit", *led)
+        warm = [cli("query", QUERY, "-f", "csv", *led) for _ in range(3)]
+        path = sorted((root / "benchmarks").iterdir())[0]
+        path.write_text(path.read_text(encoding="utf-8") + "\nEdited by the scale benchmark.\n", encoding="utf-8")
+        one = cli("query", QUERY, "-f", "csv", *led)
+        if one["stdout"] != warm[0]["stdout"] or not one["stdout"].startswith("count_star()"):
+            raise SystemExit(f"query answered {one['stdout']!r} after one change, {warm[0]['stdout']!r} before")
+        return {"records": len([p for p in root.glob("*/*.md")]), "cold_audit_index": _times(cold),
+                "warm_query": {"wall_s": statistics.median(w["wall_s"] for w in warm),
+                               "cpu_s": statistics.median(w["cpu_s"] for w in warm)},
+                "one_file_changed_query": _times(one)}
 
 
 def ratios(results: dict[int, dict[str, Any]]) -> dict[str, Any]:
@@ -142,6 +169,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 20000])
     parser.add_argument("--site", action="store_true", help="also time `site build`")
+    parser.add_argument("--bundled", action="store_true", help="also time a copy of the shipped ledger")
     args = parser.parse_args()
     load_before = os.getloadavg()
     results = {}
@@ -155,6 +183,8 @@ def main() -> None:
         "results": {str(n): r for n, r in results.items()},
         "ratios": ratios(results),
     }
+    if args.bundled:
+        report["bundled"] = measure_bundled()
     print(json.dumps(report, indent=2))
 
 
