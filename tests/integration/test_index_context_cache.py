@@ -15,8 +15,15 @@ import pytest
 from test_index_cache import apply, assert_cache_equals_fresh, make_ledger
 
 from benchledger.catalog.cache import current_db, open_index
-from benchledger.catalog.contextcache import CONTEXT_TABLE, dump_context, load_context
-from benchledger.ledger import Ledger
+from benchledger.catalog.contextcache import (
+    CONTEXT_TABLE,
+    create_context_table,
+    dump_context,
+    keep_context,
+    kept_context,
+    load_context,
+)
+from benchledger.ledger import Ledger, load_record
 
 LATER = lambda: time.time_ns() + 60 * 10**9  # noqa: E731 - no file is racy (written within 2 s) at this clock
 REFERENCE_FOLDERS = ("sources", "models", "accelerators", "engines", "formats")
@@ -107,3 +114,14 @@ def test_the_kept_records_are_the_parsed_ones(tmp_path: Path) -> None:
         (ledger.paths[r.id].relative_to(root).as_posix(), r.model_fields_set) for _, r in kept]
     assert [r for _, r in kept] == [ledger.records[r.id] for _, r in kept]
     assert len(kept) == sum(1 for r in ledger if r.kind != "benchmark")
+
+
+def test_records_too_large_to_keep_are_not_kept_and_an_update_parses_them(tmp_path: Path) -> None:
+    con = duckdb.connect(":memory:")
+    create_context_table(con)
+    root = make_ledger(tmp_path / "ledger")
+    records = [(p.relative_to(root).as_posix(), load_record(p)) for p in sorted(root.glob("sources/*.md"))]
+    assert keep_context(con, "d", records)
+    assert kept_context(con, "d") == records and kept_context(con, "other") is None
+    assert not keep_context(con, "d", records, limit=len(dump_context(records)) - 1)
+    assert kept_context(con, "d") is None  # (the one kept before is gone too)

@@ -31,6 +31,8 @@ CONTEXT_TABLE = "_cache_context"
 VALUE_TYPES = {("datetime", "date"), ("datetime", "datetime"), ("datetime", "timezone"), ("datetime", "timedelta"),
                ("pydantic_core._pydantic_core", "Url"), ("pydantic_core._pydantic_core", "MultiHostUrl")}
 """Classes other than the schema's models that a pickled record may name (each rebuilt from plain values)."""
+MAX_KEPT_BYTES = 1 << 30
+"""A pickle larger than this is not kept (DuckDB holds a BLOB of up to 4 GB; the bundled ledger's is ~5 MB)."""
 SCHEMA_PACKAGE = "benchledger.schema"
 URL_MODULE = "pydantic.networks"
 
@@ -47,10 +49,16 @@ def create_context_table(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(f"CREATE TABLE {CONTEXT_TABLE} (digest VARCHAR, records BLOB)")
 
 
-def keep_context(con: duckdb.DuckDBPyConnection, digest: str, records: list[tuple[str, Record]]) -> None:
-    """Keep these records parsed in ``con``'s table, in place of what it kept."""
+def keep_context(con: duckdb.DuckDBPyConnection, digest: str, records: list[tuple[str, Record]], *,
+                 limit: int = MAX_KEPT_BYTES) -> bool:
+    """Keep these records parsed in ``con``'s table, in place of what it kept; nothing when their pickle is
+    over ``limit`` bytes (then an update parses the files). Whether they were kept."""
     con.execute(f"DELETE FROM {CONTEXT_TABLE}")
-    con.execute(f"INSERT INTO {CONTEXT_TABLE} VALUES (?, ?)", [digest, dump_context(records)])
+    blob = dump_context(records)
+    if len(blob) > limit:
+        return False
+    con.execute(f"INSERT INTO {CONTEXT_TABLE} VALUES (?, ?)", [digest, blob])
+    return True
 
 
 def kept_context(con: duckdb.DuckDBPyConnection, digest: str) -> list[tuple[str, Record]] | None:
