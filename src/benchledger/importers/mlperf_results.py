@@ -30,6 +30,7 @@ Mapping (foreign field → ledger field, or why not):
 | ``framework`` | ``subject.engine`` (``mlperf_catalog.engine_of``) and ``subject.engine_version`` (the whole text) |
 | ``host_processor_model_name`` | ``subject.host`` |
 | measurements ``weight_data_types`` | ``subject.weights`` via ``mlperf_catalog.FORMATS`` (else ``unknown`` with the text) |
+| ``weight_data_types`` fp16/bf16/fp32 and ``weight_transformations`` naming quantization | ``subject.weights`` ``unknown`` quoting both (``mlperf_system.quantized_note``): the file says the weights were quantized |
 | input/output lengths, batch, concurrency, warmup, KV format, parallelism | ``unknown: source_omits`` (set by the benchmark's dataset or the submitter; not in these files) |
 """
 

@@ -2,6 +2,8 @@
 
 Each condition taken from these files is quoted with its own line (``"framework": "vLLM 0.5.2",``); a field that
 is not on a line of its own cannot be quoted and becomes ``unknown`` with the reason.
+A measurements file that states a full-precision ``weight_data_types`` and a ``weight_transformations`` naming
+quantization contradicts itself: the weights become ``unknown`` with both texts (``quantized_note``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,12 @@ from benchledger.importers.common import known
 from benchledger.importers.git_snapshot import StoredFile
 from benchledger.schema import Subject, SubjectOverride, Unknown
 from benchledger.schema.provenance import Condition
+
+FULL_PRECISION = ("fp16", "bf16", "fp32")
+"""``weight_data_types`` (lower-cased) that name an unquantized checkpoint type."""
+QUANTIZED = re.compile(r"quanti[sz]", re.IGNORECASE)
+"""``weight_transformations`` text that names quantization (``quantization, affine fusion``, ``fp8 quantization
+(dynamic)``); ``Yes``, ``No``, ``none``, ``UNSET`` do not."""
 
 
 class JsonFile:
@@ -79,9 +87,12 @@ class SystemFile(JsonFile):
 
 def weights_condition(file: StoredFile, source_id: str, formats: set[str]) -> SubjectOverride:
     """The weight format an arm's measurements JSON states (``weight_data_types``), when ``formats`` (the
-    target ledger's format ids) holds it."""
+    target ledger's format ids) holds it and the file does not contradict it (``quantized_note``)."""
     js = JsonFile(file, source_id)
     stated = js.get("weight_data_types")
+    contradicted = quantized_note(stated, js.get("weight_transformations"))
+    if contradicted is not None:
+        return SubjectOverride(weights=Unknown(unknown="unchecked", note=contradicted))
     fid = catalog.FORMATS.get(stated.lower())
     if fid is None or fid not in formats:
         return SubjectOverride(weights=Unknown(unknown="unchecked", note=f"weight_data_types {stated!r} "
@@ -90,4 +101,14 @@ def weights_condition(file: StoredFile, source_id: str, formats: set[str]) -> Su
                                                 note=f"weight_data_types {stated!r} → format {fid}"))
 
 
-__all__ = ["JsonFile", "SystemFile", "weights_condition"]
+def quantized_note(stated: str, transformations: str) -> str | None:
+    """Why a full-precision ``weight_data_types`` (``FULL_PRECISION``) is not the format the run streamed when the
+    same file's ``weight_transformations`` names quantization (both quoted verbatim); None when it does not."""
+    if stated.lower() not in FULL_PRECISION or not QUANTIZED.search(transformations):
+        return None
+    return (f"weight_data_types {stated!r} is a full-precision type, but the same measurements file states "
+            f"weight_transformations {transformations!r}: the weights were quantized to a format the file does "
+            "not name, so the stated type is not the format the run streamed")
+
+
+__all__ = ["FULL_PRECISION", "QUANTIZED", "JsonFile", "SystemFile", "quantized_note", "weights_condition"]

@@ -194,9 +194,38 @@ def test_v6_layout_measurements_in_the_results_folder(fixtures: Path, tmp_path: 
     assert (tokens.value, tokens.quote) == (1042980.0, "Tokens per second: 1.04298e+06")
     vl = records["qwen3-vl-235b-a22b@NVIDIA"]  # the vision-language benchmark: samples/s only
     assert [(r.metric, r.value) for r in vl.arms[0].results] == [("request_throughput", 41.64)]
-    assert vl.subject.model == "unknown-model" and isinstance(vl.subject.weights, Known)
-    assert (vl.subject.weights.value, vl.subject.weights.quote) == ("fp32", '"weight_data_types": "fp32",')
+    assert vl.subject.model == "unknown-model"
+    # its verbatim measurements.json states "weight_data_types": "fp32" and "weight_transformations": "quantization"
+    # (the checkpoint is NVFP4): the file contradicts the stated type, so the format stays unknown with both texts
+    assert isinstance(vl.subject.weights, Unknown) and vl.subject.weights.unknown == "unchecked"
+    assert vl.subject.weights.note == CONTRADICTED.format("'fp32'", "'quantization'")
     assert audit_errors(ledger_dir) == []
+
+
+CONTRADICTED = ("weight_data_types {} is a full-precision type, but the same measurements file states "
+                "weight_transformations {}: the weights were quantized to a format the file does not name, so the "
+                "stated type is not the format the run streamed")
+
+
+@pytest.mark.parametrize(("stated", "transformations", "expected"), [
+    ("fp16", "quantization, affine fusion", None),  # 176 arms of the bundled ledger before 2026-12-02
+    ("fp32", "quantization", None),
+    ("BF16", "fp8 quantization (dynamic)", None),
+    ("fp16", "none", "fp16"),  # no transformation: the stated type stands
+    ("fp32", "No", "fp32"),
+    ("fp16", "Yes", "fp16"),  # a transformation that does not name quantization: not read as one
+    ("fp8", "quantization", "fp8"),  # the stated type is the quantized one: no contradiction
+])
+def test_full_precision_weights_the_file_says_were_quantized_stay_unknown(stated: str, transformations: str,
+                                                                           expected: str | None) -> None:
+    text = (f'{{\n    "weight_data_types": "{stated}",\n    "weight_transformations": "{transformations}"\n}}\n')
+    file = StoredFile(path="measurements.json", blob="0" * 40, data=text.encode())
+    weights = weights_condition(file, "src", {"fp16", "bf16", "fp32", "fp8"}).weights
+    if expected is None:
+        assert isinstance(weights, Unknown) and weights.unknown == "unchecked"
+        assert weights.note == CONTRADICTED.format(repr(stated), repr(transformations))
+    else:
+        assert isinstance(weights, Known) and weights.value == expected
 
 
 @pytest.mark.parametrize(("stated", "formats", "expected"), [

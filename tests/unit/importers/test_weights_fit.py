@@ -66,8 +66,19 @@ def only_benchmark(root: Path) -> Benchmark:
 # --- mlperf-results: the defect found in the bundled ledger ----------------------------------------------------
 
 def _snapshot(fixtures: Path, tmp_path: Path, tree: str) -> Path:
+    """The fixture with one field changed in each qwen3-vl ``measurements.json``: ``"weight_transformations":
+    "quantization"`` → ``"none"``. As published, the file states fp32 and quantization, which the importer refuses
+    before any fit (``mlperf_system.quantized_note``, tested in test_mlperf_results.py); with no transformation
+    the stated fp32 reaches the fit check this file tests."""
     root = tmp_path / tree
     shutil.copytree(fixtures / tree, root)
+    measurements = list(root.rglob("qwen3-vl-235b-a22b/*/measurements.json"))
+    assert measurements
+    for path in measurements:
+        text = path.read_text(encoding="utf-8")
+        assert '"weight_transformations": "quantization"' in text
+        path.write_text(text.replace('"weight_transformations": "quantization"', '"weight_transformations": "none"'),
+                        encoding="utf-8")
     for args in (("init", "-q"), ("config", "core.autocrlf", "false"),
                  ("remote", "add", "origin", "https://github.com/mlcommons/inference_results_v6.0.git"),
                  ("add", "-A"), ("commit", "-q", "-m", "results")):
