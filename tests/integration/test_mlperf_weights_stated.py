@@ -36,6 +36,6 @@ def test_no_mlperf_arm_states_a_format_its_measurements_file_contradicts() -> No
             assert isinstance(weights, Unknown)
             # 184 arms of 93 records carry this note; 7 were already unknown because the stated type cannot fit
             # (importers/weights_fit.py), a note that names the transformation or the fit's numbers
-            assert weights.note == note or "not taken as the format the run streamed" in weights.note, weights.note
+            assert weights.note == note or "not taken as the format" in weights.note, weights.note
             contradicted += weights.note == note
     assert contradicted >= 184
