@@ -39,3 +39,13 @@ def test_no_mlperf_arm_states_a_format_its_measurements_file_contradicts() -> No
             assert weights.note == note or "not taken as the format" in weights.note, weights.note
             contradicted += weights.note == note
     assert contradicted >= 184
+
+
+def test_no_pruned_mlperf_system_claims_its_benchmarks_model() -> None:
+    """A system whose name says its model was pruned (``…_DepthPruned``) runs a smaller model than the benchmark
+    folder's: its record names no model record (``mlperf_catalog.model_of``), so no ceiling uses the base model's
+    parameter count (llama-2-70b for both v4.1 DepthPruned records before 2026-12-02)."""
+    pruned = [r for r in Ledger.load(None).typed("benchmark", Benchmark)
+              if r.history and "mlperf-results" in r.history[0].change and "pruned" in r.title.split(", ")[0].lower()]
+    assert len(pruned) >= 2
+    assert {r.subject.model for r in pruned} == {"unknown-model"}, [(r.id, r.subject.model) for r in pruned]

@@ -19,6 +19,11 @@ MODELS: dict[str, str] = {
 }
 """Benchmark folder → model id. Not mapped (their weights are not the base model's): ``*_pruned``, ``*_finetuned``."""
 
+PRUNED_SYSTEM = re.compile(r"pruned", re.IGNORECASE)
+"""A system name that says its model was pruned (v4.1 open: NVIDIA ``H200-SXM-141GBx1_TRT_DepthPruned``,
+``Orin_TRT_DepthPruned`` run a Llama 2 70B with layers and MLP dimensions removed under the ``llama2-70b-99``
+folder): the benchmark's model is not the one run, and no stored file states the pruned shape."""
+
 LLM_BENCHMARK = re.compile(r"^(llama|mixtral|deepseek|gptj|gpt-oss|qwen3-vl)")
 """Benchmark folders that are LLMs (whisper, stable diffusion, wan, dlrm, resnet, … are not imported). The
 vision-language qwen3-vl (v6.0) is an LLM decoder with image input; LoadGen reports it in samples/s only."""
@@ -64,9 +69,21 @@ FORMATS: dict[str, str] = {"fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "fp8"
 with the text."""
 
 
+def model_of(benchmark: str, system: str) -> tuple[str | None, str]:
+    """The model id a benchmark folder run by ``system`` maps to (None: unmatched) and the stated text naming it;
+    a pruned system (``PRUNED_SYSTEM``) maps to none, its text saying why."""
+    stated = f"MLPerf benchmark {benchmark}"
+    base = MODELS.get(benchmark)
+    if base is not None and PRUNED_SYSTEM.search(system):
+        return None, (f"{stated} run by system {system}, whose name says the model was pruned: not {base}'s "
+                      "shape or parameter count, and no stored file states the pruned one")
+    return base, stated
+
+
 def engine_of(framework: str) -> str | None:
     low = framework.lower()
     return next((eid for name, eid in ENGINES if name in low), None)
 
 
-__all__ = ["ACCELERATORS", "ENGINES", "FORMATS", "LLM_BENCHMARK", "MODELS", "SAMPLE_METRIC_BENCHMARKS", "engine_of"]
+__all__ = ["ACCELERATORS", "ENGINES", "FORMATS", "LLM_BENCHMARK", "MODELS", "PRUNED_SYSTEM", "SAMPLE_METRIC_BENCHMARKS",
+           "engine_of", "model_of"]

@@ -25,6 +25,7 @@ Mapping (foreign field → ledger field, or why not):
 | ``ttft_latency (ns)``, ``tpot_latency (ns)`` (Server, Interactive) | ``workload.ttft_limit_ns``, ``tpot_limit_ns`` (p99 limits) |
 | ``target_qps`` (Server, Interactive) | ``workload.request_rate`` (the scheduled Poisson rate) |
 | ``min_duration (ms)``, seeds, ``samples_per_query`` | not mapped (LoadGen run rules; in the stored file) |
+| benchmark folder (``mlperf_catalog.MODELS``); a system named ``…Pruned`` | ``subject.model``; a pruned system's model is the placeholder, the stated text saying why (``mlperf_catalog.model_of``) |
 | system ``accelerator_model_name`` | ``subject.accelerator`` via ``mlperf_catalog.ACCELERATORS`` (else placeholder) |
 | ``accelerators_per_node`` (one node) | ``subject.accelerator_count``; several nodes → ``unknown`` (a condition cannot carry the product) |
 | ``framework`` | ``subject.engine`` (``mlperf_catalog.engine_of``) and ``subject.engine_version`` (the whole text) |
@@ -244,7 +245,8 @@ def _record(snap: Snapshot, rnd: str, system: System, bench: str, runs: list[tup
             sysfile: SystemFile, files: dict[str, StoredFile], source_id: str, ctx: ImportContext) -> Benchmark:
     formats = {rid for rid, r in ctx.resolver.records.items() if getattr(r, "kind", None) == "format"}
     arms = [_arm(run, log, bench, files, source_id, formats) for run, log in runs]
-    subject = Subject(model=_ref(ctx, "model", catalog.MODELS.get(bench), f"MLPerf benchmark {bench}"),
+    model, stated_model = catalog.model_of(bench, system.name)
+    subject = Subject(model=_ref(ctx, "model", model, stated_model),
                       engine=_ref(ctx, "engine", catalog.engine_of(sysfile.get("framework")),
                                   f"framework {sysfile.get('framework')!r}"),
                       accelerator=_ref(ctx, "accelerator", catalog.ACCELERATORS.get(sysfile.get("accelerator_model_name")),

@@ -243,3 +243,28 @@ def test_weight_data_types_resolve_to_format_records(stated: str, formats: set[s
     else:
         assert isinstance(weights, Known) and weights.value == expected
         assert (weights.quote, weights.source) == (f'"weight_data_types": "{stated}",', "src")
+
+
+def test_a_pruned_system_does_not_claim_the_benchmarks_model(fixtures: Path, tmp_path: Path,
+                                                              ledger_dir: Path) -> None:
+    """NVIDIA's open ``H200-SXM-141GBx1_TRT_DepthPruned`` (verbatim v4.1 files) runs a depth-pruned Llama 2 under the
+    ``llama2-70b-99`` folder: the record must not claim llama-2-70b (its parameter count sets the ceiling); the model
+    is the placeholder and the body says why. Its fp16 + "quantization, affine fusion" weights stay unknown."""
+    root = tmp_path / "depthpruned"
+    shutil.copytree(fixtures / "mlperf_results_depthpruned", root)
+    for args in (("init", "-q"), ("config", "core.autocrlf", "false"), ("remote", "add", "origin",
+                 "https://github.com/mlcommons/inference_results_v4.1.git"), ("add", "-A"), ("commit", "-q", "-m", "r")):
+        _git(root, *args)
+    _references(ledger_dir)
+    write_record(ledger_dir, Accelerator(kind="accelerator", id="nvidia-h200", title="H200", name="H200",
+                                         vendor="NVIDIA", memory_gb=Unknown(unknown="unchecked", note="test"),
+                                         memory_bandwidth_gbs=Unknown(unknown="unchecked", note="test")))
+    import_files("mlperf-results", [root], ledger_dir, options())
+    (record,) = _benchmarks(ledger_dir).values()
+    assert record.subject.model == "unknown-model"
+    assert ("- model: `MLPerf benchmark llama2-70b-99 run by system H200-SXM-141GBx1_TRT_DepthPruned, whose name says "
+            "the model was pruned: not llama-2-70b's shape or parameter count, and no stored file states the pruned "
+            "one` (no model record of the ledger matches; placeholder `unknown-model` used)") in record.body
+    assert isinstance(record.subject.weights, Unknown)
+    assert record.subject.weights.note == CONTRADICTED.format("'fp16'", "'quantization, affine fusion'")
+    assert audit_errors(ledger_dir) == []
