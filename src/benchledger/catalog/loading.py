@@ -51,10 +51,12 @@ class RowLoader:
         return self._con
 
     def load(self, files: dict[str, RowsFile]) -> None:
-        """Append each table's rows (table name → its file)."""
+        """Append each table's rows (table name → its file), then write them to the file (``CHECKPOINT``: done
+        here, while the build goes on, the final checkpoint has only what comes after the rows)."""
         con = self.connection()
         for name, rows in files.items():
             insert_files(con, name, self.tables[name], [rows])
+        con.execute("CHECKPOINT")
 
     def discard(self) -> None:
         """Forget every row loaded: the database is removed and made again on the next ``connection()``."""
