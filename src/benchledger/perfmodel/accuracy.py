@@ -21,7 +21,13 @@ from multiprocessing import get_context
 from typing import TypeVar
 
 from benchledger.perfmodel.calibrate import POOLED_PRIOR_WEIGHT, Observation, fit, predicted_value
-from benchledger.perfmodel.calibrate_prefill import PrefillObservation, fit_prefill, predicted_prefill
+from benchledger.perfmodel.calibrate_prefill import (
+    FORWARD,
+    PooledPrefillFit,
+    PrefillObservation,
+    fit_prefill_pooled,
+    predicted_prefill,
+)
 from benchledger.perfmodel.predict import Params, Prediction, predict
 from benchledger.perfmodel.roofline import Efficiency
 from benchledger.schema.metrics import spec_outcome
@@ -197,6 +203,8 @@ class ScoredPrefill:
     predicted: float
     level: str
     training_arms: int
+    t0_from: str = "default"
+    """Where the arm's ``t0_prefill`` came from (``PooledPrefillFit.for_arm``)."""
 
     @property
     def abs_pct_error(self) -> float:
@@ -210,34 +218,55 @@ def prefill_gemm_kind(o: PrefillObservation) -> str:
     return "moe" if o.scenario.model.is_moe else "dense"
 
 
+PREFILL_LEVELS = (*LEVELS[:4], "every engine, either arm kind", LEVELS[-1])
+"""The prefill hold-out's levels: ``LEVELS`` over arms of the held-out arm's own kind (forward or request,
+``PrefillObservation.kind``), then, when none has enough, every engine's arms of both kinds (η_p from either,
+``t0_prefill`` only from request arms of the arm's own engine), then the defaults."""
+
+
+def prefill_level_keys(o: PrefillObservation) -> list[tuple[str, tuple[str, ...]]]:
+    """(level, key) of ``o`` for each of ``PREFILL_LEVELS`` but the defaults: same GEMM kind always; the arm kind
+    too, but for the last pooled level."""
+    hw, engine = o.key
+    gemm = prefill_gemm_kind(o)
+    return [(PREFILL_LEVELS[0], (hw, engine, gemm, o.kind)),
+            (PREFILL_LEVELS[1], (o.scenario.hardware.family, engine, gemm, o.kind)),
+            (PREFILL_LEVELS[2], ("*", engine, gemm, o.kind)), (PREFILL_LEVELS[3], ("*", "*", gemm, o.kind)),
+            (PREFILL_LEVELS[4], ("*", "*", gemm, "*"))]
+
+
 def hold_out_prefill(obs: list[PrefillObservation],
                      campaign_of: Callable[[PrefillObservation], str]) -> list[ScoredPrefill]:
     """Each prefill observation predicted with ``eta_prefill`` / ``t0_prefill`` fitted on the other campaigns'
-    prefill arms only, at the first of ``LEVELS`` with ``MIN_TRAINING_ARMS`` (defaults otherwise), every training
-    campaign weighing the same and the loss soft-L1, as in the decode fits; each level pools arms of the same
-    GEMM kind (``prefill_gemm_kind``: dense or MoE) only."""
-    cache: dict[tuple[str, str, tuple[str, str, str]], tuple[Efficiency, int] | None] = {}
-
-    def keys(o: PrefillObservation) -> list[tuple[str, tuple[str, str, str]]]:
-        hw, engine = o.key
-        kind = prefill_gemm_kind(o)
-        return [(LEVELS[0], (hw, engine, kind)), (LEVELS[1], (o.scenario.hardware.family, engine, kind)),
-                (LEVELS[2], ("*", engine, kind)), (LEVELS[3], ("*", "*", kind))]
-
+    prefill arms only, at the first of ``PREFILL_LEVELS`` with ``MIN_TRAINING_ARMS`` from
+    ``MIN_TRAINING_CAMPAIGNS`` (defaults otherwise), every training campaign weighing the same and the loss
+    soft-L1, as in the decode fits. Each level pools arms of one GEMM kind (``prefill_gemm_kind``) and, but for
+    the last, of the arm's own kind (a llama-bench ``pp`` arm has no per-request cost; a served TTFT does); every
+    fit has one ``t0_prefill`` per engine (``fit_prefill_pooled``), and only arms that may teach
+    (``PrefillObservation.teaches``) train."""
+    cache: dict[tuple[str, str, tuple[str, ...]], tuple[PooledPrefillFit, int] | None] = {}
+    teachers = [t for t in obs if t.teaches]
     out: list[ScoredPrefill] = []
     for o in obs:
         held_out = campaign_of(o)
-        eff, level, n = Efficiency(), LEVELS[-1], 0
-        for lvl, key in keys(o):
+        found: tuple[PooledPrefillFit, int] | None = None
+        level = PREFILL_LEVELS[-1]
+        for lvl, key in prefill_level_keys(o):
             if (held_out, lvl, key) not in cache:
-                train = [t for t in obs if campaign_of(t) != held_out and dict(keys(t))[lvl] == key]
-                cache[(held_out, lvl, key)] = ((fit_prefill(train, weights=campaign_weights(train, campaign_of))[0],
+                train = [t for t in teachers if campaign_of(t) != held_out and dict(prefill_level_keys(t))[lvl] == key]
+                cache[(held_out, lvl, key)] = ((fit_prefill_pooled(train, weights=campaign_weights(train, campaign_of)),
                                                 len(train)) if enough(train, campaign_of) else None)
             found = cache[(held_out, lvl, key)]
             if found is not None:
-                (eff, n), level = found, lvl
+                level = lvl
                 break
-        out.append(ScoredPrefill(o, held_out, predicted_prefill(o, eff), level, n))
+        if found is None:
+            eff, t0_from, n = Efficiency(), f"default {Efficiency().t0_prefill * 1e3:g} ms", 0
+            if o.kind == FORWARD:
+                t0_from = "none (forward only)"
+        else:
+            (eff, t0_from), n = found[0].for_arm(o), found[1]
+        out.append(ScoredPrefill(o, held_out, predicted_prefill(o, eff), level, n, t0_from))
     return out
 
 
@@ -260,5 +289,6 @@ def finite(values: Iterable[float]) -> bool:
     return all(math.isfinite(v) for v in values)
 
 
-__all__ = ["LEVELS", "MIN_TRAINING_ARMS", "HeldOutFits", "Pair", "Scored", "ScoredPrefill", "fit_workers",
-           "hold_out", "hold_out_prefill", "median", "outcome_counts", "prefill_gemm_kind", "tok_s"]
+__all__ = ["LEVELS", "MIN_TRAINING_ARMS", "PREFILL_LEVELS", "HeldOutFits", "Pair", "Scored", "ScoredPrefill",
+           "fit_workers", "hold_out", "hold_out_prefill", "median", "outcome_counts", "prefill_gemm_kind",
+           "prefill_level_keys", "tok_s"]
