@@ -200,9 +200,11 @@ MISSED_HARMS = (
     "from 8 to about 23 / 31 at T = 3 / 4. No stored source gives that path's cost per expert and no other "
     "campaign runs an MoE on SYCL, so the model has no such term.",
 )
+"""The measured harms the hold-out predicts as benefits, each with what limits it in the measured data and what
+the model lacks (rendered under the figures)."""
 DECODE_BIAS = (
     "Decode tok/s of llama.cpp runs is over-predicted on HBM cards (A100, H100 PCIe) and under-predicted on GDDR "
-    "cards (the rows below). A source-backed share of peak bandwidth per memory technology does not explain it: "
+    "cards (their rows in `--json`). A source-backed share of peak bandwidth per memory technology does not explain it: "
     "the stored measurements put an A100's HBM2e read kernel at 88 % of peak ('it too agrees that I am at 88% of "
     "peak bandwidth', about 90 % for any kernel in the talk it cites; nvidia-forum-a100-read-bandwidth-88pct) and a "
     "GDDR5X GTX 1080 Ti copy at about 360 of 484 GB/s, 74 % ('unlikely that a simple copy benchmark achieves more "
@@ -212,8 +214,6 @@ DECODE_BIAS = (
     "source gives a figure, so the model has no such term."
 )
 """Why the decode bias by memory technology stays (rendered under the per-family table)."""
-"""The measured harms the hold-out predicts as benefits, each with what limits it in the measured data and what
-the model lacks (rendered under the figures)."""
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "model-accuracy.md"
 COMMAND = "python benchmarks/model_accuracy.py"
 
