@@ -7,8 +7,8 @@ The model takes a dense model's body from ``params_total`` minus the untied embe
 
 - full-attention layer (16): q with its output gate 5120 × 2·24·256, k and v 5120 × 4·256 each, o 24·256 × 5120;
 - Gated DeltaNet layer (48): in_proj_qkvz 5120 × (2·16·128 + 2·48·128), in_proj_ba 5120 × 2·48, conv1d
-  (2·16·128 + 48·128) × 4, out_proj 48·128 × 5120 (linear_* dims: ledger/sources/mlxcel-qwen3-8-27b-text-config-
-  0c21aed.md);
+  (2·16·128 + 48·128) × 4, out_proj 48·128 × 5120 (the linear_* dims are quoted in
+  ledger/sources/mlxcel-qwen3-8-27b-text-config-0c21aed.md);
 - gated MLP (64 layers): 3 matrices of 5120 × 17408;
 - MTP (1 layer, counted once): one full-attention layer, one MLP and its 2H → H projection.
 """
