@@ -6,6 +6,8 @@ few benchmarks computes their ceilings and nothing else.
 
 from __future__ import annotations
 
+from benchledger.ledger.rows import cnumber as number
+from benchledger.ledger.rows import cvalue as text
 from benchledger.ledger.store import Ledger
 from benchledger.perfmodel.errors import MissingInputError
 from benchledger.perfmodel.formats import FormatSpec, format_from_record
@@ -14,10 +16,8 @@ from benchledger.schema import (
     Accelerator,
     Arm,
     Benchmark,
-    Condition,
     Format,
     Interconnect,
-    condition_value,
     effective_workload,
 )
 
@@ -41,22 +41,6 @@ def hardware_spec(ledger: Ledger, accelerator_id: str, count: int = 1, links: li
     ids = list(links or []) + list(record.interconnects)
     found = [r for i in ids if isinstance(r := ledger.records.get(i), Interconnect)]
     return hardware_from_records(record, found, count)
-
-
-def number(cond: Condition | None) -> float | None:
-    """A known numeric condition as float, else None."""
-    value = condition_value(cond)
-    if isinstance(value, bool) or value is None:
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def text(cond: Condition | None) -> str | None:
-    value = condition_value(cond)
-    return None if value is None else str(value)
 
 
 def arm_concurrency(record: Benchmark, arm: Arm) -> int | None:
