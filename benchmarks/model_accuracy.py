@@ -114,6 +114,13 @@ METHOD_NOTES = (
     "A TTFT whose concurrency is unknown is scored at the assumed concurrency (stated per arm) but trains no fit: it "
     "may hold the wait behind requests in flight beside it, which the model does not have and a fit would learn as "
     "forward speed or per-request cost (`calibrate_prefill.PrefillObservation.teaches`).",
+    "A llama.cpp CUDA build from before 2024-06-24 (a818f3028, 'CUDA: use MMQ instead of cuBLAS by default') ran a "
+    "block-quant GEMM of more than MMQ_MAX_BATCH_SIZE = 32 rows on an NVIDIA GPU of compute capability ≥ 7.0 as "
+    "'convert src0 and src1 to fp16, multiply as fp16' (cuBLAS, CUBLAS_COMPUTE_16F; "
+    "llama-cpp-ggml-cuda-cu-dc685be): its prefill writes the weights out as fp16 once per micro-batch (read b_w, "
+    "write 2 bytes a parameter) and multiplies at the 16-bit peak, not the int8 peak of the MMQ kernels; a build is "
+    "dated by the publication of the source its results quote, stated per arm (`prefill.dequantized`, "
+    "`inputs.measured_before`).",
 )
 """Each modelling choice of the hold-out, in one sentence (rendered into the page's method section)."""
 SELECTION_CAVEAT = (

@@ -10,9 +10,16 @@ MTP), one head forward over the verified rows besides the k draft forwards; a pr
 ``n_batch`` = 2048 tokens, each cut into ``n_ubatch`` = 512-row micro-batches that a layer split runs as a pipeline
 (llama.cpp#6017, "Pipeline parallelism improves batch processing performance when using multiple GPUs";
 ``n_ubatch`` "sets the maximum batch size for computation", default 512; ``n_batch`` 2048 is the default of
-llama-server and llama-bench ``-b``)."""
+llama-server and llama-bench ``-b``). Until 2024-06-24 (a818f3028, "CUDA: use MMQ instead of cuBLAS by default",
+llama.cpp#8075) a CUDA build multiplied block-quant weights by more than ``MMQ_MAX_BATCH_SIZE`` = 32 rows with
+cuBLAS on any GPU whose fp16 was fast (compute capability ≥ 6.0 but 6.1): ``use_mul_mat_q && (!fp16_performance_good
+|| src1->ne[1] <= MMQ_MAX_BATCH_SIZE)``, and ``ggml_cuda_op_mul_mat_cublas`` then would "convert src0 and src1 to
+fp16, multiply as fp16" (``to_fp16_cuda`` over the whole weight matrix, ``cublasGemmEx`` at ``CUBLAS_COMPUTE_16F``)
+(source llama-cpp-ggml-cuda-cu-dc685be)."""
 
 from __future__ import annotations
+
+import datetime as dt
 
 from benchledger.engines.profile import CounterFamily, EngineProfile, ResponseFields, VersionSource
 
@@ -41,4 +48,6 @@ PROFILE = EngineProfile(
     draft_head_catch_up=True,
     prompt_batch=2048,
     prompt_ubatch=512,
+    dequant_gemm_rows=32,
+    dequant_gemm_until=dt.date(2024, 6, 24),
 )

@@ -9,6 +9,7 @@ micro-batches (physics-model inputs). This package imports nothing from benchled
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -71,6 +72,12 @@ class EngineProfile:
     prompt_ubatch: int = 0
     """Rows per micro-batch within a forward call (llama.cpp's ``n_ubatch``): over a layer split, the micro-batches
     of one call flow through the stages one behind the other (pipeline parallelism); 0: no micro-batches."""
+    dequant_gemm_rows: int = 0
+    """Builds up to ``dequant_gemm_until`` multiply block-quant weights by more than this many rows on an NVIDIA
+    GPU of compute capability 7.0 or later by dequantizing them to fp16 and running a 16-bit cuBLAS GEMM, not
+    their quantized kernel (0: never)."""
+    dequant_gemm_until: dt.date | None = None
+    """The date of the change that retired that path (builds measured before it took it)."""
     """True: after each target forward the engine runs the draft head (MTP / EAGLE) once more over that batch's
     rows to fill the head's own KV cache, a forward separate from the k draft forwards."""
     notes: tuple[str, ...] = field(default_factory=tuple)

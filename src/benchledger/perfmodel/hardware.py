@@ -63,6 +63,8 @@ class HardwareSpec:
     """Device memory, bytes (None: unknown)."""
     family: str = "unknown"
     """Vendor and memory kind, e.g. 'nvidia discrete', 'apple unified' (groups parts for pooled calibration)."""
+    architecture: str = ""
+    """The record's architecture, lower-case (e.g. 'ada lovelace', 'hopper'); '' when not stated."""
 
     def with_count(self, count: int) -> HardwareSpec:
         return replace(self, peaks=dict(self.peaks), count=count)
@@ -120,6 +122,7 @@ def hardware_from_records(
         link_bandwidth=link_bw, link_id=link_id, notes=tuple(notes),
         memory=None if (mem := _value(accelerator.memory_gb)) is None else mem * GB,
         family=f"{accelerator.vendor.lower()} {'unified' if accelerator.unified_memory else 'discrete'}",
+        architecture=(accelerator.architecture or "").lower(),
     )
 
 

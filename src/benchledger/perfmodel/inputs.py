@@ -7,6 +7,7 @@ the ``Ledger``). Anything a prediction needs that a record leaves unknown is eit
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -26,6 +27,7 @@ from benchledger.schema import (
     Calibration,
     ModelArch,
     Quantity,
+    Source,
     Unknown,
     effective_subject,
     effective_workload,
@@ -344,7 +346,23 @@ def arm_scenario(ledger: Ledger, record: Benchmark, arm: Arm, *, unknown_context
         )
     except (MissingInputError, ValueError) as exc:
         return ArmScenario(None, str(exc))
+    published = measured_before(ledger, arm)
+    if published is not None:
+        sc = replace(sc, measured_before=published)
+        if sc.dequant_gemm_rows() and any(r.metric in ("ttft", "prefill_throughput") for r in arm.results):
+            assumed.append(f"{subject.engine} built before {published}, when its results were published: its "
+                           f"block-quant GEMMs past {sc.dequant_gemm_rows()} rows ran on fp16 copies of the weights")
     return ArmScenario(sc, "", tuple(assumed))
+
+
+def measured_before(ledger: Ledger, arm: Arm) -> dt.date | None:
+    """The earliest ``published`` date of the sources the arm's results quote (None: none has one)."""
+    dates: list[dt.date] = []
+    for r in arm.results:
+        source = ledger.records.get(r.source) if r.source else None
+        if isinstance(source, Source) and source.published is not None:
+            dates.append(source.published)
+    return min(dates) if dates else None
 
 
 __all__ = [

@@ -8,6 +8,7 @@ Every parameter used is listed in ``assumptions`` with its origin (a calibration
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -25,6 +26,8 @@ from benchledger.perfmodel.specdec import SpecConfig, acceptance_length, spec_st
 GEMV_ROWS: dict[str, int] = {"llama-cpp": 8}
 """Engines whose quantized GEMMs use a matrix-vector kernel up to this many rows (ggml's ``MMVQ_MAX_BATCH_SIZE``
 = 8 in ``ggml-cuda/mmvq.cuh``): a verify of T ≤ 8 tokens, or a batch of ≤ 8 sequences, stays memory-bound."""
+SLOW_FP16_ARCHITECTURES = ("kepler", "maxwell", "pascal")
+"""NVIDIA generations below compute capability 7.0, where llama.cpp's old CUDA kernel choice kept MMQ."""
 LIMITING_SHARE = 0.15
 """A term is named in ``limiting`` when it takes at least this share of the step."""
 
@@ -71,6 +74,9 @@ class Scenario:
     provenance: dict[str, str] = field(default_factory=dict)
     prompt_tokens: float | None = None
     """Prompt length for TTFT / prefill (None: ``context``)."""
+    measured_before: dt.date | None = None
+    """The date the measurement was published by (its source's ``published``), so the engine build predates it;
+    None: a current build."""
     """Reference inputs → record ids they came from (for the assumptions list)."""
 
     @property
@@ -99,8 +105,22 @@ class Scenario:
             stages=max(self.pp, 1), gemv_rows=GEMV_ROWS.get(self.engine or "", 0),
             gemv_row_cost=0.0 if row_cost is None else row_cost.share,
             draft_catch_up=profile.draft_head_catch_up, prompt_batch=profile.prompt_batch,
-            prompt_ubatch=profile.prompt_ubatch,
+            prompt_ubatch=profile.prompt_ubatch, dequant_gemm_rows=self.dequant_gemm_rows(),
         )
+
+    def dequant_gemm_rows(self) -> int:
+        """``EngineProfile.dequant_gemm_rows`` when the build predates ``dequant_gemm_until`` (``measured_before``)
+        and the part is an NVIDIA GPU whose fp16 that path served (not Kepler, Maxwell or Pascal; a P100, compute
+        capability 6.0, is counted with Pascal); else 0."""
+        profile = profile_for(self.engine)
+        until = profile.dequant_gemm_until
+        if (not profile.dequant_gemm_rows or until is None or self.measured_before is None
+                or self.measured_before >= until):
+            return 0
+        hw = self.hardware
+        if not hw.family.startswith("nvidia") or hw.architecture in SLOW_FP16_ARCHITECTURES:
+            return 0
+        return profile.dequant_gemm_rows
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,11 @@ alone (no queueing behind other requests; closed-loop TTFT at concurrency > 1 al
 
 One forward over ``N = P`` rows (per device, after TP sharding; layer-split stages add, as for decode):
 
-- GEMMs: ``max(W_streamed·b_w, 2·N·P_body / (η_p·peak))`` — compute-bound for any real prompt;
+- GEMMs: ``max(W_streamed·b_w, 2·N·P_body / (η_p·peak))`` — compute-bound for any real prompt; where the build
+  dequantizes block-quant weights for GEMMs of more than ``StepConfig.dequant_gemm_rows`` rows (llama.cpp's CUDA
+  builds before 2024-06-24, ``engines/llamacpp.py``), each micro-batch first writes the weights out as fp16
+  (``prefill_dequant``: read ``b_w``, write 2 bytes a parameter, memory-bound) and the GEMM reads those fp16
+  weights at the 16-bit peak;
 - lm_head: once, for the last position only;
 - causal attention: ``Σ_{i<P} flops_per_query(i) ≈ flops_per_query(P)·P/2`` (sliding layers capped at their
   window), and the KV write ``P · KV/token``;
@@ -25,6 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from benchledger.perfmodel.hardware import GGUF_MMQ_FAMILIES
 from benchledger.perfmodel.roofline import (
     ACTIVATION_BYTES,
     Efficiency,
@@ -62,6 +67,17 @@ def pipeline_factor(rows: float, stages: int, batch: int, ubatch: int) -> float:
     return sum(u + stages - 1 for u in micro) / (stages * sum(micro))
 
 
+DEQUANT_BYTES = 2.0
+"""Bytes a parameter of the fp16 copy a dequantizing build writes, and its GEMM reads."""
+
+
+def dequantized(cfg: StepConfig, rows: float) -> bool:
+    """Whether a GEMM of ``rows`` rows on ``cfg``'s block-quant weights runs on an fp16 copy of them
+    (``StepConfig.dequant_gemm_rows``)."""
+    family = cfg.weights.id.split("-")[0].split("_")[0].lower()
+    return 0 < cfg.dequant_gemm_rows < rows and family in GGUF_MMQ_FAMILIES
+
+
 def prefill_time(cfg: StepConfig, prompt: float, eff: Efficiency, sequences: int = 1) -> StepTime:
     """Terms of one prefill forward over ``prompt`` tokens of each of ``sequences`` requests prefilled together
     (see the module docstring): the GEMMs see ``sequences × prompt`` rows and read the weights once, each
@@ -71,14 +87,22 @@ def prefill_time(cfg: StepConfig, prompt: float, eff: Efficiency, sequences: int
     n = max(prompt, 1.0) * seqs
     p = max(prompt, 1.0)
     compute = replace(eff, eta_c=eff.eta_prefill)
-    _, peak_w, _ = hw.gemm_peak(cfg.weights.id)
     micro = micro_batches(n, cfg.prompt_batch, cfg.prompt_ubatch)
     rows = n / micro  # each micro-batch streams the weights (the experts its rows touch) once
-    w_bytes = micro * m.body_params_streamed(rows, cfg.expert_union) * cfg.weights.bytes_per_param / tp
+    params = micro * m.body_params_streamed(rows, cfg.expert_union) / tp
+    dequant = dequantized(cfg, rows)
+    _, peak_w, _ = hw.gemm_peak("fp16" if dequant else cfg.weights.id)
+    w_bytes = params * (DEQUANT_BYTES if dequant else cfg.weights.bytes_per_param)
     w_flops = 2.0 * n * m.body_params_active / tp
     secs, bound = op_time(w_bytes / micro, w_flops / micro, hw.bandwidth, peak_w, compute)
     terms = [Term("prefill_gemm", secs * micro, w_bytes, w_flops, bound,
-                  f"N={n:g} prompt rows" + (f" in {micro} micro-batches" if micro > 1 else ""))]
+                  f"N={n:g} prompt rows" + (f" in {micro} micro-batches" if micro > 1 else "")
+                  + (": fp16 GEMM of the dequantized weights" if dequant else ""))]
+    if dequant:
+        d_bytes = params * (cfg.weights.bytes_per_param + DEQUANT_BYTES)
+        secs, bound = op_time(d_bytes, 0.0, hw.bandwidth, None, compute)
+        terms.append(Term("prefill_dequant", secs, d_bytes, 0.0, bound,
+                          f"{cfg.weights.id} weights written out as fp16 once per micro-batch ({micro})"))
     _, peak_h, _ = hw.gemm_peak(cfg.lm_head.id)
     h_bytes = m.lm_head_params * cfg.lm_head.bytes_per_param / tp
     h_flops = 2.0 * seqs * m.lm_head_params / tp
@@ -107,4 +131,4 @@ def prefill_time(cfg: StepConfig, prompt: float, eff: Efficiency, sequences: int
     return StepTime(tuple(terms))
 
 
-__all__ = ["micro_batches", "pipeline_factor", "prefill_time"]
+__all__ = ["DEQUANT_BYTES", "dequantized", "micro_batches", "pipeline_factor", "prefill_time"]

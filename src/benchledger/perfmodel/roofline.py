@@ -114,6 +114,9 @@ class StepConfig:
     """Prompt tokens per forward call (0: one call); ``EngineProfile.prompt_batch``."""
     prompt_ubatch: int = 0
     """Rows per pipelined micro-batch of a call over ``stages`` (0: none); ``EngineProfile.prompt_ubatch``."""
+    dequant_gemm_rows: int = 0
+    """Past this many rows a block-quant GEMM is dequantized to fp16 and run as a 16-bit GEMM (0: never);
+    ``EngineProfile.dequant_gemm_rows`` where the build and GPU took that path (``Scenario.step_config``)."""
     notes: list[str] = field(default_factory=list)
 
 
