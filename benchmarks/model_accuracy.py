@@ -121,6 +121,16 @@ METHOD_NOTES = (
     "write 2 bytes a parameter) and multiplies at the 16-bit peak, not the int8 peak of the MMQ kernels; a build is "
     "dated by the publication of the source its results quote, stated per arm (`prefill.dequantized`, "
     "`inputs.measured_before`).",
+    "Such a build's 16-bit cuBLAS GEMMs (of dequantized or fp16 weights, and both attention products) run at "
+    "CUBLAS_COMPUTE_16F, so on a GeForce part at its FP16-accumulate rate, twice the FP32-accumulate figure its "
+    "record holds (RTX 4090 'FP16 accumulation(330.3TFLOPS) and FP32 accumulation(165.2TFLOPS)', "
+    "pytorch-issue-123157-ada-fp16-accumulate; 'fp32 accumulate is half-rate on geforce', "
+    "nvidia-forum-ada-geforce-fp32-accumulate-half-rate; `kernels.FP16_ACCUMULATE`).",
+    "Such a build ran llama-bench without flash attention (its default '/* flash_attn */ {false}'), so each "
+    "micro-batch materializes rows × n_kv attention scores per head and layer (n_kv the cells filled so far, padded "
+    "to 256) at 24 bytes of traffic each: a batched cuBLAS GEMM writes them in fp16 and converts them to fp32 (2 + "
+    "2 + 4), ggml_soft_max_ext reads and writes them (4 + 4), and the product with V converts them to fp16 and reads "
+    "them (4 + 2 + 2) (llama-cpp-llm-build-kqv-dc685be; `prefill.score_elements`).",
 )
 """Each modelling choice of the hold-out, in one sentence (rendered into the page's method section)."""
 SELECTION_CAVEAT = (

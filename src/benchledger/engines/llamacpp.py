@@ -15,7 +15,12 @@ llama.cpp#8075) a CUDA build multiplied block-quant weights by more than ``MMQ_M
 cuBLAS on any GPU whose fp16 was fast (compute capability ≥ 6.0 but 6.1): ``use_mul_mat_q && (!fp16_performance_good
 || src1->ne[1] <= MMQ_MAX_BATCH_SIZE)``, and ``ggml_cuda_op_mul_mat_cublas`` then would "convert src0 and src1 to
 fp16, multiply as fp16" (``to_fp16_cuda`` over the whole weight matrix, ``cublasGemmEx`` at ``CUBLAS_COMPUTE_16F``)
-(source llama-cpp-ggml-cuda-cu-dc685be)."""
+(source llama-cpp-ggml-cuda-cu-dc685be). Without flash attention (llama-bench's default ``/* flash_attn */ {false}``
+at dc685be and at a818f30, 2024-06-24; source llama-cpp-llm-build-kqv-dc685be) ``llm_build_kqv`` materializes the
+scores: ``ggml_mul_mat(ctx, k, q)`` runs as a batched cuBLAS GEMM that writes fp16 scores and converts them to fp32
+(2 + 2 + 4 bytes each), ``ggml_soft_max_ext`` reads and writes them in fp32 (4 + 4), and ``ggml_mul_mat(ctx, v,
+kq)`` converts them to fp16 and reads that copy (4 + 2 + 2): 24 bytes a score, the mask (one per row, shared by
+the heads) left to the cache."""
 
 from __future__ import annotations
 
@@ -50,4 +55,6 @@ PROFILE = EngineProfile(
     prompt_ubatch=512,
     dequant_gemm_rows=32,
     dequant_gemm_until=dt.date(2024, 6, 24),
+    score_bytes=24.0,
+    unfused_attention_until=dt.date(2024, 6, 24),
 )

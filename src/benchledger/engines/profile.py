@@ -78,6 +78,11 @@ class EngineProfile:
     their quantized kernel (0: never)."""
     dequant_gemm_until: dt.date | None = None
     """The date of the change that retired that path (builds measured before it took it)."""
+    score_bytes: float = 0.0
+    """Bytes written and read per attention score by the engine's attention without flash attention, which
+    materializes the scores (0: not known)."""
+    unfused_attention_until: dt.date | None = None
+    """Builds measured before this date ran without flash attention by default (hence ``score_bytes``)."""
     """True: after each target forward the engine runs the draft head (MTP / EAGLE) once more over that batch's
     rows to fill the head's own KV cache, a forward separate from the k draft forwards."""
     notes: tuple[str, ...] = field(default_factory=tuple)

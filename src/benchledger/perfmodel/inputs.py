@@ -346,22 +346,37 @@ def arm_scenario(ledger: Ledger, record: Benchmark, arm: Arm, *, unknown_context
         )
     except (MissingInputError, ValueError) as exc:
         return ArmScenario(None, str(exc))
-    published = measured_before(ledger, arm)
+    published = measured_before(ledger, record, arm)
     if published is not None:
         sc = replace(sc, measured_before=published)
-        if sc.dequant_gemm_rows() and any(r.metric in ("ttft", "prefill_throughput") for r in arm.results):
-            assumed.append(f"{subject.engine} built before {published}, when its results were published: its "
-                           f"block-quant GEMMs past {sc.dequant_gemm_rows()} rows ran on fp16 copies of the weights")
+        cfg = sc.step_config()
+        if (cfg.dequant_gemm_rows or cfg.score_bytes) and any(
+                r.metric in ("ttft", "prefill_throughput") for r in arm.results):
+            assumed.append(f"{subject.engine} built before {published}, when its results were published: "
+                           + "; ".join(legacy_paths(cfg.dequant_gemm_rows, cfg.score_bytes)))
     return ArmScenario(sc, "", tuple(assumed))
 
 
-def measured_before(ledger: Ledger, arm: Arm) -> dt.date | None:
-    """The earliest ``published`` date of the sources the arm's results quote (None: none has one)."""
+def legacy_paths(dequant_rows: int, score_bytes: float) -> list[str]:
+    """What a dated build's prompt did that a current one does not (``Scenario.step_config``)."""
+    out = []
+    if dequant_rows:
+        out.append(f"block-quant GEMMs past {dequant_rows} rows on fp16 copies of the weights, cuBLAS accumulating "
+                   "in fp16")
+    if score_bytes:
+        out.append(f"attention without flash attention, {score_bytes:g} bytes of traffic per score")
+    return out
+
+
+def measured_before(ledger: Ledger, record: Benchmark, arm: Arm) -> dt.date | None:
+    """The earliest ``published`` date of the sources the arm's results quote (a result's own ``source``, else the
+    record's ``sources``); None when none has one."""
     dates: list[dt.date] = []
     for r in arm.results:
-        source = ledger.records.get(r.source) if r.source else None
-        if isinstance(source, Source) and source.published is not None:
-            dates.append(source.published)
+        for source_id in [r.source] if r.source else record.sources:
+            source = ledger.records.get(source_id)
+            if isinstance(source, Source) and source.published is not None:
+                dates.append(source.published)
     return min(dates) if dates else None
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from benchledger.perfmodel.hardware import GGUF_MMQ_FAMILIES
+from benchledger.perfmodel.hardware import GGUF_MMQ_FAMILIES, TERA, HardwareSpec
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,38 @@ def gemv_row_cost(engine: str | None, hardware_family: str) -> RowCost | None:
     return GEMV_ROW_COST.get((engine or "", vendor))
 
 
+@dataclass(frozen=True)
+class Fp16Accumulate:
+    """A part's dense FP16 tensor rate with FP16 accumulation, FLOP/s, and where it is from."""
+
+    flops: float
+    sources: tuple[str, ...]
+    derivation: str
+
+
+FP16_ACCUMULATE: dict[str, Fp16Accumulate] = {
+    "nvidia-rtx-4090": Fp16Accumulate(
+        330.3 * TERA, ("pytorch-issue-123157-ada-fp16-accumulate",),
+        "RTX 4090: FP16 accumulation(330.3TFLOPS) and FP32 accumulation(165.2TFLOPS)"),
+    "nvidia-rtx-4080": Fp16Accumulate(
+        2 * 97.5 * TERA, ("ir-acc-nvidia-rtx-4080", "nvidia-forum-ada-geforce-fp32-accumulate-half-rate"),
+        "RTX 4080: 2 × 97.5 (FP16 97.5 TFLOPS is with FP32 accumulate; fp32 accumulate is half-rate on geforce)"),
+}
+"""Accelerator id → its FP16-accumulate tensor rate where it differs from the record's fp16 peak (a GeForce part
+runs FP32 accumulation at half rate, and its record's fp16 peak is that FP32-accumulate figure). cuBLAS GEMMs at
+``CUBLAS_COMPUTE_16F`` (llama.cpp's old CUDA prompt path, ``engines/llamacpp.py``) run at this rate."""
+
+
+def cublas_fp16_peak(hw: HardwareSpec) -> tuple[float | None, str]:
+    """(FLOP/s, origin) of a 16-bit cuBLAS GEMM accumulating in FP16 on ``hw``: ``FP16_ACCUMULATE`` where stored,
+    else the part's fp16 peak (parts whose FP16- and FP32-accumulate rates are equal, or not known apart)."""
+    found = FP16_ACCUMULATE.get(hw.id)
+    if found is not None:
+        return found.flops, f"FP16-accumulate rate (record:{', record:'.join(found.sources)})"
+    _, peak, how = hw.gemm_peak("fp16")
+    return peak, how
+
+
 def is_block_quant(format_id: str) -> bool:
     """A GGUF block-quant format (``q4-k-m``, ``q8-0``, ``iq4-xs``, ``ud-q4-k-xl``…): dequantised per row."""
     return format_id.split("-")[0].split("_")[0].lower() in GGUF_MMQ_FAMILIES
@@ -64,4 +96,4 @@ def gemv_rows_factor(rows: float, max_rows: int, share: float, format_id: str) -
     return 1.0 + share * (rows - 1.0)
 
 
-__all__ = ["GEMV_ROW_COST", "RowCost", "gemv_row_cost", "gemv_rows_factor", "is_block_quant"]
+__all__ = ["FP16_ACCUMULATE", "GEMV_ROW_COST", "Fp16Accumulate", "RowCost", "cublas_fp16_peak", "gemv_row_cost", "gemv_rows_factor", "is_block_quant"]

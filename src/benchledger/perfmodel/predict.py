@@ -106,21 +106,23 @@ class Scenario:
             gemv_row_cost=0.0 if row_cost is None else row_cost.share,
             draft_catch_up=profile.draft_head_catch_up, prompt_batch=profile.prompt_batch,
             prompt_ubatch=profile.prompt_ubatch, dequant_gemm_rows=self.dequant_gemm_rows(),
+            score_bytes=profile.score_bytes if self._built_before(profile.unfused_attention_until) else 0.0,
         )
+
+    def _built_before(self, change: dt.date | None) -> bool:
+        """Whether the engine build predates ``change`` (``measured_before``), on an NVIDIA GPU whose fp16 the
+        old CUDA paths served (not Kepler, Maxwell or Pascal)."""
+        if change is None or self.measured_before is None or self.measured_before >= change:
+            return False
+        hw = self.hardware
+        return hw.family.startswith("nvidia") and hw.architecture not in SLOW_FP16_ARCHITECTURES
 
     def dequant_gemm_rows(self) -> int:
         """``EngineProfile.dequant_gemm_rows`` when the build predates ``dequant_gemm_until`` (``measured_before``)
         and the part is an NVIDIA GPU whose fp16 that path served (not Kepler, Maxwell or Pascal; a P100, compute
         capability 6.0, is counted with Pascal); else 0."""
         profile = profile_for(self.engine)
-        until = profile.dequant_gemm_until
-        if (not profile.dequant_gemm_rows or until is None or self.measured_before is None
-                or self.measured_before >= until):
-            return 0
-        hw = self.hardware
-        if not hw.family.startswith("nvidia") or hw.architecture in SLOW_FP16_ARCHITECTURES:
-            return 0
-        return profile.dequant_gemm_rows
+        return profile.dequant_gemm_rows if self._built_before(profile.dequant_gemm_until) else 0
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,13 @@ One forward over ``N = P`` rows (per device, after TP sharding; layer-split stag
   dequantizes block-quant weights for GEMMs of more than ``StepConfig.dequant_gemm_rows`` rows (llama.cpp's CUDA
   builds before 2024-06-24, ``engines/llamacpp.py``), each micro-batch first writes the weights out as fp16
   (``prefill_dequant``: read ``b_w``, write 2 bytes a parameter, memory-bound) and the GEMM reads those fp16
-  weights at the 16-bit peak;
+  weights at the 16-bit peak; such a build's 16-bit cuBLAS GEMMs (of dequantized or fp16 weights, and of the
+  unfused attention) accumulate in fp16, at the part's FP16-accumulate rate (``kernels.cublas_fp16_peak``);
 - lm_head: once, for the last position only;
 - causal attention: ``Σ_{i<P} flops_per_query(i) ≈ flops_per_query(P)·P/2`` (sliding layers capped at their
-  window), and the KV write ``P · KV/token``;
+  window), and the KV write ``P · KV/token``; where the engine materializes the attention scores
+  (``StepConfig.score_bytes``: llama.cpp without flash attention), each micro-batch's ``rows × n_kv`` scores per
+  head and layer cost ``score_bytes`` of memory traffic (``prefill_attention_scores``, ``score_elements``);
 - TP all-reduces over ``N × hidden`` activations, one hop per stage boundary;
 - a fixed ``t0_prefill`` (scheduling, tokenization, first-token sampling and streaming).
 
@@ -30,6 +33,7 @@ import math
 from dataclasses import replace
 
 from benchledger.perfmodel.hardware import GGUF_MMQ_FAMILIES
+from benchledger.perfmodel.kernels import cublas_fp16_peak
 from benchledger.perfmodel.roofline import (
     ACTIVATION_BYTES,
     Efficiency,
@@ -78,6 +82,24 @@ def dequantized(cfg: StepConfig, rows: float) -> bool:
     return 0 < cfg.dequant_gemm_rows < rows and family in GGUF_MMQ_FAMILIES
 
 
+KV_PAD = 256
+"""llama.cpp attends ``n_kv = max(256, GGML_PAD(cell_max, 256))`` cache cells (source llama-cpp-llm-build-kqv-dc685be)."""
+
+
+def score_elements(prompt: float, ubatch: int) -> float:
+    """Attention scores one head of one layer materializes over a ``prompt``-token prefill in micro-batches of
+    ``ubatch`` rows (one of ``prompt`` rows when 0): each micro-batch's rows × the ``n_kv`` cells filled so far,
+    padded to ``KV_PAD``, masked but computed in full."""
+    rows = max(math.ceil(prompt), 1)
+    step = ubatch if ubatch > 0 else rows
+    total, done = 0.0, 0
+    while done < rows:
+        size = min(step, rows - done)
+        done += size
+        total += size * max(KV_PAD, math.ceil(done / KV_PAD) * KV_PAD)
+    return total
+
+
 def prefill_time(cfg: StepConfig, prompt: float, eff: Efficiency, sequences: int = 1) -> StepTime:
     """Terms of one prefill forward over ``prompt`` tokens of each of ``sequences`` requests prefilled together
     (see the module docstring): the GEMMs see ``sequences × prompt`` rows and read the weights once, each
@@ -91,7 +113,8 @@ def prefill_time(cfg: StepConfig, prompt: float, eff: Efficiency, sequences: int
     rows = n / micro  # each micro-batch streams the weights (the experts its rows touch) once
     params = micro * m.body_params_streamed(rows, cfg.expert_union) / tp
     dequant = dequantized(cfg, rows)
-    _, peak_w, _ = hw.gemm_peak("fp16" if dequant else cfg.weights.id)
+    legacy = cfg.dequant_gemm_rows > 0 and (dequant or cfg.weights.id == "fp16")  # cuBLAS at CUBLAS_COMPUTE_16F
+    peak_w = cublas_fp16_peak(hw)[0] if legacy else hw.gemm_peak(cfg.weights.id)[1]
     w_bytes = params * (DEQUANT_BYTES if dequant else cfg.weights.bytes_per_param)
     w_flops = 2.0 * n * m.body_params_active / tp
     secs, bound = op_time(w_bytes / micro, w_flops / micro, hw.bandwidth, peak_w, compute)
@@ -108,12 +131,18 @@ def prefill_time(cfg: StepConfig, prompt: float, eff: Efficiency, sequences: int
     h_flops = 2.0 * seqs * m.lm_head_params / tp
     secs, bound = op_time(h_bytes, h_flops, hw.bandwidth, peak_h, compute)
     terms.append(Term("prefill_lm_head", secs, h_bytes, h_flops, bound, "last position"))
-    _, peak_a, _ = hw.gemm_peak("bf16")
+    peak_a = cublas_fp16_peak(hw)[0] if cfg.score_bytes > 0 else hw.gemm_peak("bf16")[1]
     a_flops = seqs * m.attention_flops_per_query(p) * p / 2.0 / tp
     a_bytes = n * m.kv_bytes_per_token(cfg.kv.bytes_per_param) / kv_shards(m, tp)
     secs, bound = op_time(a_bytes, a_flops, hw.bandwidth, peak_a, compute)
     terms.append(Term("prefill_attention", secs, a_bytes, a_flops, bound,
                       f"causal over {p:g} tokens" + (f" × {seqs} requests" if seqs > 1 else "")))
+    if cfg.score_bytes > 0:
+        scores = seqs * m.num_heads * (m.layers_full + m.layers_sliding) * score_elements(p, cfg.prompt_ubatch) / tp
+        s_bytes = scores * cfg.score_bytes
+        secs, bound = op_time(s_bytes, 0.0, hw.bandwidth, None, compute)
+        terms.append(Term("prefill_attention_scores", secs, s_bytes, 0.0, bound,
+                          f"{scores:.4g} attention scores written and read, {cfg.score_bytes:g} bytes each"))
     terms.extend(allreduce_terms(m.allreduces_per_forward, n, m.hidden, hw, tp, eff, "prefill_allreduce"))
     overlap = pipeline_factor(n, cfg.stages, cfg.prompt_batch, cfg.prompt_ubatch)
     if overlap < 1.0:
@@ -131,4 +160,5 @@ def prefill_time(cfg: StepConfig, prompt: float, eff: Efficiency, sequences: int
     return StepTime(tuple(terms))
 
 
-__all__ = ["DEQUANT_BYTES", "dequantized", "micro_batches", "pipeline_factor", "prefill_time"]
+__all__ = ["DEQUANT_BYTES", "KV_PAD", "dequantized", "micro_batches", "pipeline_factor", "prefill_time",
+           "score_elements"]

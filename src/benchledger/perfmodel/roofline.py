@@ -117,6 +117,9 @@ class StepConfig:
     dequant_gemm_rows: int = 0
     """Past this many rows a block-quant GEMM is dequantized to fp16 and run as a 16-bit GEMM (0: never);
     ``EngineProfile.dequant_gemm_rows`` where the build and GPU took that path (``Scenario.step_config``)."""
+    score_bytes: float = 0.0
+    """Bytes of memory traffic per attention score a prefill materializes (0: fused attention, none);
+    ``EngineProfile.score_bytes`` where the build ran without flash attention (``Scenario.step_config``)."""
     notes: list[str] = field(default_factory=list)
 
 

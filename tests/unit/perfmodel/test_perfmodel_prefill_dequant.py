@@ -1,6 +1,8 @@
 """A llama.cpp CUDA build from before 2024-06-24 multiplies block-quant weights by more than 32 rows on fp16
 copies of them (source llama-cpp-ggml-cuda-cu-dc685be): the prefill pays a dequantization pass per micro-batch
-and runs its GEMMs at the 16-bit peak, not the int8 peak of the MMQ kernels. Figures hand-computed."""
+and runs its GEMMs at the 16-bit peak, not the int8 peak of the MMQ kernels; its cuBLAS GEMMs accumulate in fp16
+(a GeForce part's FP16-accumulate rate), and without flash attention it materializes the attention scores
+(source llama-cpp-llm-build-kqv-dc685be). Figures hand-computed."""
 
 from __future__ import annotations
 
@@ -14,8 +16,9 @@ from benchledger.perfmodel.architecture import ModelSpec
 from benchledger.perfmodel.formats import FormatSpec
 from benchledger.perfmodel.hardware import HardwareSpec
 from benchledger.perfmodel.inputs import measured_before
+from benchledger.perfmodel.kernels import FP16_ACCUMULATE, cublas_fp16_peak
 from benchledger.perfmodel.predict import Scenario
-from benchledger.perfmodel.prefill import prefill_time
+from benchledger.perfmodel.prefill import prefill_time, score_elements
 from benchledger.perfmodel.roofline import Efficiency
 from benchledger.schema import Benchmark
 
@@ -68,5 +71,53 @@ def test_a_result_published_before_the_mmq_default_dates_its_build() -> None:
     arm = next(a for a in record.arms if a.name == "q4-k-m-pp512")
     source = load_record(bundled_ledger_dir() / "sources"
                          / "xiongjiedai-gpu-benchmarks-on-llm-inference-readme-md-ee048e2d.md")
-    assert measured_before(Ledger(bundled_ledger_dir(), {source.id: source}), arm) == OLD  # the README commit of 2024-05-12
-    assert measured_before(Ledger(bundled_ledger_dir()), arm) is None
+    assert measured_before(Ledger(bundled_ledger_dir(), {source.id: source}), record, arm) == OLD  # README of 2024-05-12
+    assert measured_before(Ledger(bundled_ledger_dir()), record, arm) is None
+    twin = load_record(bundled_ledger_dir() / "benchmarks" / "xiongjiedai-llama-3-8b-llama-cpp-nvidia-rtx-4090.md")
+    assert isinstance(twin, Benchmark)  # its results quote the record's sources, not a source of their own
+    older = load_record(bundled_ledger_dir() / "sources" / "xiongjiedai-gpu-benchmarks-readme-00dd2bd.md")
+    pp = next(a for a in twin.arms if a.name == "q4km-pp512")
+    assert measured_before(Ledger(bundled_ledger_dir(), {older.id: older}), twin, pp) == dt.date(2024, 5, 10)
+
+
+def test_score_elements_count_each_micro_batch_against_the_cells_filled_so_far() -> None:
+    assert score_elements(1024.0, 512) == 512 * 512 + 512 * 1024  # n_kv = 512, then 1024
+    assert score_elements(300.0, 512) == 300 * 512  # n_kv padded to 256: 300 -> 512
+    assert score_elements(512.0, 0) == 512 * 512  # one pass of the whole prompt
+
+
+def test_an_old_build_without_flash_attention_pays_for_its_attention_scores(llama8b: ModelSpec) -> None:
+    old = prefill_time(_scenario(llama8b, ADA).step_config(), 1024.0, EFF)
+    scores = old.term("prefill_attention_scores")
+    assert scores is not None
+    elements = llama8b.num_heads * (llama8b.layers_full + llama8b.layers_sliding) * (512 * 512 + 512 * 1024)
+    assert scores.bytes == pytest.approx(24.0 * elements)  # fp16 write, fp32 copy, softmax, fp16 copy: 24 B
+    assert scores.seconds == pytest.approx(24.0 * elements / (0.8 * 1000e9))
+    new = prefill_time(_scenario(llama8b, ADA, published=NEW).step_config(), 1024.0, EFF)
+    assert new.term("prefill_attention_scores") is None  # a current build: fused (flash) attention assumed
+
+
+def test_an_old_build_multiplies_at_the_fp16_accumulate_rate_of_a_geforce_part(llama8b: ModelSpec) -> None:
+    rtx4090 = HardwareSpec("nvidia-rtx-4090", 1008e9, {"fp16": 165.2e12, "int8": 660.6e12},
+                           family="nvidia discrete", architecture="ada lovelace")
+    assert cublas_fp16_peak(rtx4090)[0] == pytest.approx(330.3e12)
+    assert cublas_fp16_peak(ADA)[0] == pytest.approx(160e12)  # not in the table: the record's fp16 peak
+    for weights in (Q4, FP16):  # dequantized block quants and fp16 weights both go to cuBLAS at COMPUTE_16F
+        step = prefill_time(_scenario(llama8b, rtx4090, weights=weights).step_config(), 512.0, EFF)
+        gemm = step.term("prefill_gemm")
+        assert gemm is not None
+        assert gemm.seconds == pytest.approx(2 * 512 * llama8b.body_params_active / (0.5 * 330.3e12))
+    current = prefill_time(_scenario(llama8b, rtx4090, weights=FP16, published=NEW).step_config(), 512.0, EFF)
+    assert current.term("prefill_gemm").seconds == pytest.approx(  # type: ignore[union-attr]
+        2 * 512 * llama8b.body_params_active / (0.5 * 165.2e12))
+
+
+def test_every_fp16_accumulate_rate_cites_stored_sources_holding_its_numbers() -> None:
+    sources = bundled_ledger_dir() / "sources"
+    for rate in FP16_ACCUMULATE.values():
+        text = "".join((sources / f"{s}.md").read_text(encoding="utf-8") for s in rate.sources)
+        numbers = [w.strip(",:();") for w in rate.derivation.replace("(", " ").split() if any(c.isdigit() for c in w)]
+        for number in numbers:
+            digits = "".join(c for c in number if c.isdigit() or c == ".").rstrip(".")
+            if digits and digits not in ("2", "4090", "4080"):
+                assert digits in text, (rate.sources, digits)
