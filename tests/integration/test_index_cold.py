@@ -152,6 +152,47 @@ def test_a_cache_built_by_workers_equals_a_fresh_build(tmp_path: Path) -> None:
     assert assert_cache_equals_fresh(root, tmp_path / "s") == "current"
 
 
+_SPY_ON_THE_FORK = """
+import sys, time
+from pathlib import Path
+from pydantic import BaseModel
+from benchledger.catalog import cold, workers
+from benchledger.catalog.scan import scan_files
+from benchledger.ledger.paths import FOLDER_KINDS
+
+def deferred():
+    pending, out = [BaseModel], []
+    while pending:
+        for cls in pending.pop().__subclasses__():
+            pending.append(cls)
+            if cls.__module__.startswith("benchledger.schema") and not cls.__pydantic_complete__:
+                out.append(cls.__name__)
+    return sorted(out)
+
+seen = []
+enter = workers.ForkedCalls.__enter__
+def spy(self):
+    seen.append(deferred())
+    return enter(self)
+workers.ForkedCalls.__enter__ = spy
+root, work = Path(sys.argv[1]), Path(sys.argv[2])
+work.mkdir()
+built = cold.cold_build(root, scan_files(root, sorted(FOLDER_KINDS), {}, time.time_ns()), work, 2, min_parallel=1)
+print(built.workers, seen)
+"""
+
+
+def test_the_schema_models_are_built_before_the_workers_are_forked(tmp_path: Path) -> None:
+    """Deferred (``defer_build``), each model's validator and serializer would be built again in every worker;
+    the parent builds them before it forks (``schema.build_models``). A fresh interpreter: nothing built yet."""
+    root = make_ledger(tmp_path / "ledger")
+    add_benchmarks(root, 4)
+    out = subprocess.run([sys.executable, "-c", _SPY_ON_THE_FORK, str(root), str(tmp_path / "work")],
+                         capture_output=True, text=True, timeout=600, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "2 [[]]"
+
+
 def test_an_id_used_twice_is_built_in_one_process(tmp_path: Path) -> None:
     root = make_ledger(tmp_path / "ledger")
     add_benchmarks(root, 4)

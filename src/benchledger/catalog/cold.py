@@ -37,7 +37,7 @@ from benchledger.ledger.index import RECORD_KEYS, TABLES, Columns, RowsFile, wri
 from benchledger.ledger.paths import misplaced_files
 from benchledger.ledger.rows import Row
 from benchledger.ledger.store import Ledger, misplaced_file_errors
-from benchledger.schema import KIND_FOLDERS, Benchmark
+from benchledger.schema import KIND_FOLDERS, Benchmark, build_models
 
 BENCHMARK_FOLDER = KIND_FOLDERS["benchmark"]
 EFFICIENCY_TABLE = "t_efficiency"
@@ -144,6 +144,7 @@ def _parallel_build(root: Path, files: dict[str, FileStat], benchmarks: list[tup
     calls: list[Callable[[], _Part]] = [functools.partial(_chunk_part, root, context, run, workdir, f"part{i}")
                                         for i, run in enumerate(runs) if i]
     load = rows.load if rows is not None else _no_load
+    build_models()  # once here, not once per worker: the forked workers share them
     # (on an exception the workers end first, then the loads: a load waiting for a worker is not waited for)
     with Loading(_tables_of, load, rows.interrupt if rows is not None else _no_interrupt) as loading, \
             ForkedCalls(calls) as forked:

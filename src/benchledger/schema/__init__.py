@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, TypeAlias
 
-from pydantic import Field, TypeAdapter
+from pydantic import BaseModel, Field, TypeAdapter
 
 from benchledger.schema.arms import (
     LOAD_CONDITIONS,
@@ -66,6 +66,18 @@ RECORD_TYPES: dict[str, type[RecordBase]] = {
 RECORD_ADAPTER: TypeAdapter[Record] = TypeAdapter(Record, config={"defer_build": True})
 SCHEMA_VERSION = 1
 
+
+def build_models() -> None:
+    """Build now the validator and serializer of every model of the schema that has not built them yet (they are
+    deferred, ``defer_build``: built on first use, in each process). A process about to fork workers builds them
+    once for all (``catalog/cold.py``): the children share them."""
+    pending: list[type[BaseModel]] = [BaseModel]
+    while pending:
+        for cls in pending.pop().__subclasses__():
+            pending.append(cls)
+            if cls.__module__.startswith(__name__ + ".") and not cls.__pydantic_complete__:
+                cls.model_rebuild()
+
 __all__ = [
     "KIND_FOLDERS",
     "LOAD_CONDITIONS",
@@ -104,6 +116,7 @@ __all__ = [
     "Workload",
     "WorkloadOverride",
     "arm_conditions",
+    "build_models",
     "condition_parts",
     "condition_value",
     "effective_subject",
