@@ -5,8 +5,11 @@ is reported, never waited for; Ctrl-C during a parallel build ends the command a
 from __future__ import annotations
 
 import copy
+import fcntl
+import functools
 import gc
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -25,7 +28,7 @@ from benchledger.catalog.cache import open_index
 from benchledger.catalog.cold import MIN_PARALLEL_FILES, ColdBuild, built_tables, cold_build, serial_build
 from benchledger.catalog.loading import RowLoader
 from benchledger.catalog.scan import scan_files
-from benchledger.catalog.workers import ForkedCalls, RemoteTraceback
+from benchledger.catalog.workers import Claims, ForkedCalls, RemoteTraceback
 from benchledger.errors import LedgerError
 from benchledger.ledger import dump_record
 from benchledger.ledger.paths import FOLDER_KINDS
@@ -134,6 +137,65 @@ def test_the_rows_loaded_while_building_are_those_of_one_process(tmp_path: Path)
     apply(root, "same-id-elsewhere", "synthetic-00003", "", 1.0)  # a model with a benchmark's id: one process
     now = time.time_ns()
     assert loaded_by(root, tmp_path / "t", 3, now) == loaded_by(root, tmp_path / "t", 1, now)
+
+
+def test_the_rows_are_loaded_in_the_same_order_by_any_number_of_workers(tmp_path: Path) -> None:
+    """Not only the same rows: the same order, whichever process built which run (the runs are loaded in name
+    order), so a query without ORDER BY answers alike after any cold build."""
+    root = make_ledger(tmp_path / "ledger")
+    add_benchmarks(root, 40)
+    now = time.time_ns()
+    orders = [in_order(root, tmp_path / "s", jobs, now) for jobs in (2, 3, 4)]
+    assert len(orders[0]["t_arms"]) >= 80
+    assert orders[1] == orders[0] and orders[2] == orders[0]
+
+
+def in_order(root: Path, scratch: Path, jobs: int, started_ns: int) -> dict[str, list[str]]:
+    workdir = scratch / f"order-{jobs}"
+    workdir.mkdir(parents=True)
+    rows = RowLoader(workdir / "index.duckdb", built_tables())
+    try:
+        built = cold_build(root, scan_files(root, sorted(FOLDER_KINDS), {}, started_ns), workdir, jobs, min_parallel=1,
+                           rows=rows)
+        assert built.workers == jobs
+        con = rows.connection()
+        return {name: [repr(row) for row in con.execute(f'SELECT * FROM "{name}"').fetchall()]
+                for name in built_tables()}
+    finally:
+        rows.close()
+
+
+def _claim_all(claims: Claims) -> list[int]:
+    return list(iter(claims.last, None))
+
+
+def test_claims_hand_out_each_number_once_this_process_from_the_first(tmp_path: Path) -> None:
+    with Claims(200, tmp_path / "claims.lock") as claims, ForkedCalls([functools.partial(_claim_all, claims)] * 3) \
+            as forked:
+        mine = list(iter(claims.first, None))
+        theirs = [n for taken in forked.results() for n in taken]
+    assert sorted(mine + theirs) == list(range(200))
+    assert mine == list(range(len(mine)))  # a run from 0; the workers' numbers are the rest
+    with Claims(0, tmp_path / "empty.lock") as none_left:
+        assert none_left.first() is None and none_left.last() is None
+
+
+def _hold_the_lock(claims: Claims, ready: Any) -> None:
+    fcntl.lockf(claims._fd, fcntl.LOCK_EX)  # as a claim in progress, when its process is killed
+    ready.send(True)
+    signal.pause()
+
+
+def test_a_child_killed_while_it_claims_leaves_the_claims_usable(tmp_path: Path) -> None:
+    receiver, sender = multiprocessing.get_context("fork").Pipe(duplex=False)
+    with Claims(3, tmp_path / "claims.lock") as claims, \
+            ForkedCalls([functools.partial(_hold_the_lock, claims, sender)]) as forked:
+        assert receiver.recv()  # the child holds the lock
+        (pid,) = forked.pids
+        os.kill(pid, signal.SIGKILL)
+        with pytest.raises(LedgerError, match="exited with status"):
+            forked.result(0)  # (reaped: gone, with its lock)
+        assert [claims.first(), claims.last(), claims.first(), claims.first()] == [0, 2, 1, None]
 
 
 def test_a_cache_built_by_workers_equals_a_fresh_build(tmp_path: Path) -> None:

@@ -2,13 +2,15 @@
 
 A large ledger is built side by side (``workers.py``): this process parses the records outside
 ``benchmarks/`` (the context every check may read), then each of ``jobs`` processes — this one and
-``jobs - 1`` forked workers — takes an equal run of the benchmark files in name order, parses them and,
-over its records plus the context, runs the ``record`` checks, the ``split`` checks' facts and the table
-producers for its records alone, writing the rows to files (``ledger.index.write_rows``; the ``record``
-checks' findings and the ``split`` facts as the rows of ``_cache_findings`` and ``_cache_facts``) — what
-``refresh._apply`` does for changed files. This process also does the same for the context records and
-lists the files in sub-folders while the workers run (its own run needs no copy sent back); a thread loads
-each part's rows into the new database while the rest is built (``loading.py``). Then it combines: the
+``jobs - 1`` forked workers — claims runs of the benchmark files one at a time (``_chunks``, in name order;
+this process from the first, the workers from the last: ``workers.Claims``, so the faster builds more),
+parses them and, over its records plus the context, runs the ``record`` checks, the ``split`` checks' facts
+and the table producers for its records alone, writing the rows to files (``ledger.index.write_rows``; the
+``record`` checks' findings and the ``split`` facts as the rows of ``_cache_findings`` and ``_cache_facts``)
+— what ``refresh._apply`` does for changed files. This process also does the same for the context records
+and lists the files in sub-folders while the workers run (its own runs need no copy sent back); a thread
+loads each part's rows into the new database while the rest is built (``loading.py``), in name order
+whoever built them (the context, this process's runs, the workers' runs). Then it combines: the
 ``split`` findings from every record's facts, the ``files`` findings from every file that failed to load,
 the ``runs`` checks. The result is what one process gives (``serial_build``) for any number of workers
 (tests/integration/test_index_cold.py). A ledger where that would not hold — an id used twice, a record
@@ -32,7 +34,7 @@ from benchledger.catalog.entries import Entry, load_entry
 from benchledger.catalog.loading import Loading, RowLoader
 from benchledger.catalog.scan import FileStat
 from benchledger.catalog.tables import EFFICIENCY_COLUMNS, efficiency_rows, efficiency_table_rows
-from benchledger.catalog.workers import ForkedCalls
+from benchledger.catalog.workers import Claims, ForkedCalls
 from benchledger.ledger.index import RECORD_KEYS, TABLES, Columns, RowsFile, write_rows
 from benchledger.ledger.paths import misplaced_files
 from benchledger.ledger.rows import Row
@@ -42,8 +44,14 @@ from benchledger.schema import KIND_FOLDERS, Benchmark, build_models
 BENCHMARK_FOLDER = KIND_FOLDERS["benchmark"]
 EFFICIENCY_TABLE = "t_efficiency"
 MIN_PARALLEL_FILES = 1000
-"""Fewer benchmark files than this are built in one process (workers would cost more than they save); a
-worker takes at least half as many."""
+"""Fewer benchmark files than this are built in one process (workers would cost more than they save); more
+are built by at most one process per half as many."""
+CHUNKS = 32
+"""The benchmark files are split into this many runs, claimed one at a time (``workers.Claims``): whichever
+process is faster builds more of them, and no process waits long for the last."""
+LOADS_PER_BUILD = 4
+"""This process hands its runs' rows to be loaded once they make up this share of the benchmark files (each
+load has a fixed cost; the rows of a run loaded alone cost about three times as much)."""
 
 
 @dataclass
@@ -104,7 +112,7 @@ def serial_build(root: Path, files: dict[str, FileStat], workdir: Path, rows: Ro
     made.update(_cache_rows(entries.values(), results.local, results.facts))
     written = {name: write_rows(workdir / f"all-{name}.json", made_rows) for name, made_rows in made.items()}
     if rows is not None:
-        rows.load(written)
+        rows.load({name: [f] for name, f in written.items()})
     return ColdBuild(entries, results.runs, results.split, results.other, len(ledger) + len(ledger.errors),
                      {name: [f] for name, f in written.items()}, misplaced=misplaced, parsed=ledger)
 
@@ -121,7 +129,7 @@ class _Part:
 
     entries: list[Entry]
     facts: dict[str, dict[str, Any]]
-    tables: dict[str, RowsFile]
+    tables: dict[str, list[RowsFile]]
 
 
 def _splittable() -> bool:
@@ -131,32 +139,33 @@ def _splittable() -> bool:
 
 def _parallel_build(root: Path, files: dict[str, FileStat], benchmarks: list[tuple[str, FileStat]],
                     workdir: Path, workers: int, rows: RowLoader | None) -> ColdBuild | None:
-    """Worker ``i`` builds run ``i``; this process builds the context and run 0, in two halves. The rows of
-    each part are loaded (``rows``) while the rest is built, in this order whatever the timing: the context,
-    this process's first half, each worker's run, this process's second half."""
+    """This process builds the context, then the runs it claims from the first, the workers those they claim
+    from the last. The rows of each part are loaded (``rows``) while the rest is built, in the runs' order
+    whatever the timing: the context, each of this process's runs, then every worker's (once all are done)."""
     chosen = {rel for rel, _ in benchmarks}
     context = Ledger(root=root)
     context_entries = [load_entry(root, rel, stat, context) for rel, stat in files.items() if rel not in chosen]
-    size = -(-len(benchmarks) // workers)
-    runs = [benchmarks[i:i + size] for i in range(0, len(benchmarks), size)]
-    half = len(runs[0]) // 2
-    own = [runs[0][:half], runs[0][half:]]
-    calls: list[Callable[[], _Part]] = [functools.partial(_chunk_part, root, context, run, workdir, f"part{i}")
-                                        for i, run in enumerate(runs) if i]
+    chunks = _chunks(benchmarks)
+    claims = Claims(len(chunks), workdir / "claims.lock")
+    calls: list[Callable[[], list[tuple[int, _Part]]]] = [
+        functools.partial(_claimed_parts, root, context, chunks, claims, workdir) for _ in range(workers - 1)]
     load = rows.load if rows is not None else _no_load
     build_models()  # once here, not once per worker: the forked workers share them
     # (on an exception the workers end first, then the loads: a load waiting for a worker is not waited for)
-    with Loading(_tables_of, load, rows.interrupt if rows is not None else _no_interrupt) as loading, \
+    with claims, Loading(_tables_of, load, rows.interrupt if rows is not None else _no_interrupt) as loading, \
             ForkedCalls(calls) as forked:
         misplaced = misplaced_files(root)
         context_part = _context_part(root, context, context_entries, workdir)
         loading.put(functools.partial(_given, context_part))
-        first = _chunk_part(root, context, own[0], workdir, "part0a")
-        loading.put(functools.partial(_given, first))  # loaded while the second half is built
-        for i in range(len(calls)):
-            loading.put(functools.partial(forked.result, i))  # loaded as soon as the worker is done
-        second = _chunk_part(root, context, own[1], workdir, "part0b")
-        loading.put(functools.partial(_given, second))
+        built: list[_Part] = []  # loaded a few runs at a time while the next are built (a load costs ~60 ms)
+        while (i := claims.first()) is not None:
+            built.append(_chunk_part(root, context, chunks[i], workdir, f"chunk{i}"))
+            if sum(len(part.entries) for part in built) * LOADS_PER_BUILD >= len(benchmarks):
+                loading.put(functools.partial(_merged, built))
+                built = []
+        if built:
+            loading.put(functools.partial(_merged, built))
+        loading.put(functools.partial(_workers_part, forked))  # the rest, once every worker is done
         parts = loading.finish()
     entries_by_path = {e.stat.path: e for part in parts for e in part.entries}
     entries = {rel: entries_by_path[rel] for rel in files}
@@ -171,12 +180,42 @@ def _parallel_build(root: Path, files: dict[str, FileStat], benchmarks: list[tup
     errors = [error for e in entries.values() if (error := e.load_error(root)) is not None]
     skeleton = Ledger(root=root, errors=[*errors, *misplaced_file_errors(root, misplaced)])
     runs_found = [f for _, check in checking.checks_of("runs") for f in check(AuditContext(context))]
-    tables = {name: [part.tables[name] for part in parts if name in part.tables] for name in built_tables()}
+    tables = {name: [f for part in parts for f in part.tables.get(name, [])] for name in built_tables()}
     return ColdBuild(entries, runs_found, checking.split_findings(facts, kinds), checking.file_findings(skeleton),
-                     len(kinds) + len(skeleton.errors), tables, len(runs), misplaced, context)
+                     len(kinds) + len(skeleton.errors), tables, workers, misplaced, context)
 
 
-def _tables_of(part: _Part) -> dict[str, RowsFile]:
+def _chunks(benchmarks: list[tuple[str, FileStat]]) -> list[list[tuple[str, FileStat]]]:
+    """The benchmark files in ``CHUNKS`` runs (or one file each), in name order: the same runs for any number
+    of workers, so the same row files, loaded in the same order."""
+    count = max(1, min(CHUNKS, len(benchmarks)))
+    size = -(-len(benchmarks) // count)
+    return [benchmarks[i:i + size] for i in range(0, len(benchmarks), size)]
+
+
+def _claimed_parts(root: Path, context: Ledger, chunks: list[list[tuple[str, FileStat]]], claims: Claims,
+                   workdir: Path) -> list[tuple[int, _Part]]:
+    """A worker's parts: each run it claims, the last left first (this process claims from the first)."""
+    return [(i, _chunk_part(root, context, chunks[i], workdir, f"chunk{i}")) for i in iter(claims.last, None)]
+
+
+def _workers_part(forked: ForkedCalls) -> _Part:
+    """Every worker's parts as one, in the runs' order (the runs after this process's)."""
+    claimed = sorted((pair for result in forked.results() for pair in result), key=lambda pair: pair[0])
+    return _merged([part for _, part in claimed])
+
+
+def _merged(parts: list[_Part]) -> _Part:
+    """Parts as one: their entries, facts and row files in this order."""
+    facts: dict[str, dict[str, Any]] = {}
+    for part in parts:
+        for name, by_record in part.facts.items():
+            facts.setdefault(name, {}).update(by_record)
+    tables = {name: [f for part in parts for f in part.tables.get(name, [])] for name in built_tables()}
+    return _Part([e for part in parts for e in part.entries], facts, {k: v for k, v in tables.items() if v})
+
+
+def _tables_of(part: _Part) -> dict[str, list[RowsFile]]:
     return part.tables
 
 
@@ -184,7 +223,7 @@ def _given(part: _Part) -> _Part:
     return part
 
 
-def _no_load(_files: dict[str, RowsFile]) -> None:
+def _no_load(_files: dict[str, list[RowsFile]]) -> None:
     pass
 
 
@@ -222,7 +261,7 @@ def _part(own: Ledger, whole: Ledger, entries: list[Entry],
         arm for record in own.typed("benchmark", Benchmark) for arm in ctx.efficiency(record))
     facts = checking.record_facts(whole, ids, ctx=ctx)
     made.update(_cache_rows(entries, checking.record_findings(whole, ids, ctx=ctx), facts))
-    tables = {name: write_rows(workdir / f"{tag}-{name}.json", rows) for name, rows in made.items()}
+    tables = {name: [write_rows(workdir / f"{tag}-{name}.json", rows)] for name, rows in made.items()}
     return _Part(entries, facts, tables)
 
 

@@ -50,12 +50,13 @@ class RowLoader:
             self._con = con
         return self._con
 
-    def load(self, files: dict[str, RowsFile]) -> None:
-        """Append each table's rows (table name → its file), then write them to the file (``CHECKPOINT``: done
-        here, while the build goes on, the final checkpoint has only what comes after the rows)."""
+    def load(self, files: dict[str, list[RowsFile]]) -> None:
+        """Append each table's rows (table name → its files, in order), then write them to the file
+        (``CHECKPOINT``: done here, while the build goes on, the final checkpoint has only what comes after the
+        rows)."""
         con = self.connection()
         for name, rows in files.items():
-            insert_files(con, name, self.tables[name], [rows])
+            insert_files(con, name, self.tables[name], rows)
         con.execute("CHECKPOINT")
 
     def discard(self) -> None:
@@ -83,7 +84,8 @@ class Loading(Generic[Part]):
     interrupts the one running and waits for the thread; a failure in the thread is raised by ``finish()``.
     """
 
-    def __init__(self, files_of: Callable[[Part], dict[str, RowsFile]], load: Callable[[dict[str, RowsFile]], None],
+    def __init__(self, files_of: Callable[[Part], dict[str, list[RowsFile]]],
+                 load: Callable[[dict[str, list[RowsFile]]], None],
                  interrupt: Callable[[], None]) -> None:
         self._files_of = files_of
         self._load = load

@@ -19,15 +19,19 @@ every child has started.
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import gc
+import mmap
 import multiprocessing
 import os
 import signal
+import struct
 import sys
 import traceback
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -158,6 +162,52 @@ class ForkedCalls:
         self._children.clear()
 
 
+class Claims:
+    """The numbers 0 … ``count - 1``, each handed out once among this process and the children it forks:
+    ``first()`` takes the lowest left, ``last()`` the highest left (None when none is left). One process
+    claiming with ``first()`` and the others with ``last()``, the first's numbers are a run from 0 and the
+    others' the rest, wherever they meet.
+
+    Made before the fork: the two ends live in an anonymous shared mapping, changed under a POSIX record
+    lock on ``lock_path`` (``lockf``: held per process, and dropped by the kernel when its holder dies, so a
+    killed child never leaves the others waiting). One thread per process claims (the lock is per process).
+    """
+
+    def __init__(self, count: int, lock_path: Path) -> None:
+        self._ends = mmap.mmap(-1, _ENDS.size)
+        _ENDS.pack_into(self._ends, 0, 0, count)
+        self._fd = os.open(lock_path, os.O_CREAT | os.O_RDWR, 0o600)
+
+    def first(self) -> int | None:
+        return self._take(low=True)
+
+    def last(self) -> int | None:
+        return self._take(low=False)
+
+    def _take(self, *, low: bool) -> int | None:
+        fcntl.lockf(self._fd, fcntl.LOCK_EX)
+        try:
+            start, end = _ENDS.unpack_from(self._ends, 0)
+            if start >= end:
+                return None
+            taken: int = start if low else end - 1
+            _ENDS.pack_into(self._ends, 0, start + low, end - (not low))
+            return taken
+        finally:
+            fcntl.lockf(self._fd, fcntl.LOCK_UN)
+
+    def __enter__(self) -> Claims:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        os.close(self._fd)
+        self._ends.close()
+
+
+_ENDS = struct.Struct("qq")
+
+
 def _run_child(call: Callable[[], Any], sender: Connection, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends its children
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
@@ -186,4 +236,4 @@ def _end_with_parent(parent: int) -> None:
 _PR_SET_PDEATHSIG = 1
 
 
-__all__ = ["JOBS_ENV", "ForkedCalls", "RemoteTraceback", "default_jobs", "fork_available"]
+__all__ = ["JOBS_ENV", "Claims", "ForkedCalls", "RemoteTraceback", "default_jobs", "fork_available"]
