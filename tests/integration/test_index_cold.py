@@ -150,6 +150,22 @@ def test_the_rows_are_loaded_in_the_same_order_by_any_number_of_workers(tmp_path
     assert orders[1] == orders[0] and orders[2] == orders[0]
 
 
+def test_each_process_normalises_a_source_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runs of a process share what they are checked against (a source's excerpt, normalised once: the
+    bundled sources are ~5 MB of text), however many runs it builds."""
+    from benchledger.audit import context
+
+    root = make_ledger(tmp_path / "ledger")
+    add_benchmarks(root, 40)
+    seen: list[str] = []
+    monkeypatch.setattr(context, "normalise_space", lambda text: seen.append(text) or " ".join(text.split()))
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    built = cold_build(root, scan_files(root, sorted(FOLDER_KINDS), {}, time.time_ns()), workdir, 2, min_parallel=1)
+    assert built.workers == 2 and seen  # (this process's count: the worker's is its own)
+    assert len(seen) == len(set(seen))
+
+
 def in_order(root: Path, scratch: Path, jobs: int, started_ns: int) -> dict[str, list[str]]:
     workdir = scratch / f"order-{jobs}"
     workdir.mkdir(parents=True)

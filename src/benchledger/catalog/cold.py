@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchledger.audit.context import AuditContext
+from benchledger.audit.context import AuditContext, Excerpts
 from benchledger.audit.finding import Finding
 from benchledger.catalog import checking
 from benchledger.catalog.cachetables import FACT_COLUMNS, FILE_COLUMNS, LOCAL_COLUMNS, fact_rows, local_rows
@@ -39,6 +39,7 @@ from benchledger.ledger.index import RECORD_KEYS, TABLES, Columns, RowsFile, wri
 from benchledger.ledger.paths import misplaced_files
 from benchledger.ledger.rows import Row
 from benchledger.ledger.store import Ledger, misplaced_file_errors
+from benchledger.perfmodel.ceiling import CeilingInputs
 from benchledger.schema import KIND_FOLDERS, Benchmark, build_models
 
 BENCHMARK_FOLDER = KIND_FOLDERS["benchmark"]
@@ -146,20 +147,22 @@ def _parallel_build(root: Path, files: dict[str, FileStat], benchmarks: list[tup
     context = Ledger(root=root)
     context_entries = [load_entry(root, rel, stat, context) for rel, stat in files.items() if rel not in chosen]
     chunks = _chunks(benchmarks)
+    reference = _Reference(Excerpts(context), CeilingInputs(context))
     claims = Claims(len(chunks), workdir / "claims.lock")
     calls: list[Callable[[], list[tuple[int, _Part]]]] = [
-        functools.partial(_claimed_parts, root, context, chunks, claims, workdir) for _ in range(workers - 1)]
+        functools.partial(_claimed_parts, root, context, reference, chunks, claims, workdir)
+        for _ in range(workers - 1)]
     load = rows.load if rows is not None else _no_load
     build_models()  # once here, not once per worker: the forked workers share them
     # (on an exception the workers end first, then the loads: a load waiting for a worker is not waited for)
     with claims, Loading(_tables_of, load, rows.interrupt if rows is not None else _no_interrupt) as loading, \
             ForkedCalls(calls) as forked:
         misplaced = misplaced_files(root)
-        context_part = _context_part(root, context, context_entries, workdir)
+        context_part = _context_part(root, context, reference, context_entries, workdir)
         loading.put(functools.partial(_given, context_part))
         built: list[_Part] = []  # loaded a few runs at a time while the next are built (a load costs ~60 ms)
         while (i := claims.first()) is not None:
-            built.append(_chunk_part(root, context, chunks[i], workdir, f"chunk{i}"))
+            built.append(_chunk_part(root, context, reference, chunks[i], workdir, f"chunk{i}"))
             if sum(len(part.entries) for part in built) * LOADS_PER_BUILD >= len(benchmarks):
                 loading.put(functools.partial(_merged, built))
                 built = []
@@ -193,10 +196,11 @@ def _chunks(benchmarks: list[tuple[str, FileStat]]) -> list[list[tuple[str, File
     return [benchmarks[i:i + size] for i in range(0, len(benchmarks), size)]
 
 
-def _claimed_parts(root: Path, context: Ledger, chunks: list[list[tuple[str, FileStat]]], claims: Claims,
-                   workdir: Path) -> list[tuple[int, _Part]]:
+def _claimed_parts(root: Path, context: Ledger, reference: _Reference, chunks: list[list[tuple[str, FileStat]]],
+                   claims: Claims, workdir: Path) -> list[tuple[int, _Part]]:
     """A worker's parts: each run it claims, the last left first (this process claims from the first)."""
-    return [(i, _chunk_part(root, context, chunks[i], workdir, f"chunk{i}")) for i in iter(claims.last, None)]
+    return [(i, _chunk_part(root, context, reference, chunks[i], workdir, f"chunk{i}"))
+            for i in iter(claims.last, None)]
 
 
 def _workers_part(forked: ForkedCalls) -> _Part:
@@ -231,13 +235,24 @@ def _no_interrupt() -> None:
     pass
 
 
-def _context_part(root: Path, context: Ledger, entries: list[Entry], workdir: Path) -> _Part:
+@dataclass
+class _Reference:
+    """What every run is checked against, made once per process rather than once per run: the sources'
+    normalised excerpts and the ceiling's reference inputs. Both read only reference records, which are all in
+    the context (a record of another kind in ``benchmarks/`` is built in one process)."""
+
+    excerpts: Excerpts
+    inputs: CeilingInputs
+
+
+def _context_part(root: Path, context: Ledger, reference: _Reference, entries: list[Entry], workdir: Path) -> _Part:
     """The records outside ``benchmarks/``: their findings, facts and rows, and the tables not per record."""
     producers = {name: producer for name, (_, producer) in TABLES.items()}
-    return _part(context, context, entries, producers, workdir, "context")
+    return _part(context, context, reference, entries, producers, workdir, "context")
 
 
-def _chunk_part(root: Path, context: Ledger, files: list[tuple[str, FileStat]], workdir: Path, tag: str) -> _Part:
+def _chunk_part(root: Path, context: Ledger, reference: _Reference, files: list[tuple[str, FileStat]],
+                workdir: Path, tag: str) -> _Part:
     """One run of benchmark files, checked together with the context records (in a worker, or in this process)."""
     parsed = Ledger(root=root)
     entries = [load_entry(root, rel, stat, parsed) for rel, stat in files]
@@ -245,10 +260,10 @@ def _chunk_part(root: Path, context: Ledger, files: list[tuple[str, FileStat]], 
     for record_id, record in parsed.records.items():
         whole.add(parsed.paths[record_id], record)
     producers = {name: producer for name, (_, producer) in TABLES.items() if name in RECORD_KEYS}
-    return _part(parsed, whole, entries, producers, workdir, tag)
+    return _part(parsed, whole, reference, entries, producers, workdir, tag)
 
 
-def _part(own: Ledger, whole: Ledger, entries: list[Entry],
+def _part(own: Ledger, whole: Ledger, reference: _Reference, entries: list[Entry],
           producers: dict[str, Callable[[Ledger], Iterable[Row]]], workdir: Path, tag: str) -> _Part:
     """Facts and rows (the ``record`` checks' findings among them) of the records of ``own``, checked as part
     of ``whole``."""
@@ -257,6 +272,7 @@ def _part(own: Ledger, whole: Ledger, entries: list[Entry],
     # the checks read only the records of ``own`` (``wanted``: not the context again in every part); its
     # efficiency of each benchmark is computed once, for the rows and the check
     ctx = AuditContext(whole, wanted=frozenset(ids))
+    ctx.__dict__.update(excerpts=reference.excerpts, ceiling_inputs=reference.inputs)  # (its cached properties)
     made[EFFICIENCY_TABLE] = efficiency_table_rows(
         arm for record in own.typed("benchmark", Benchmark) for arm in ctx.efficiency(record))
     facts = checking.record_facts(whole, ids, ctx=ctx)
