@@ -1,8 +1,8 @@
 """The cold build's rows loaded into the new database while the rest is still being built.
 
 DuckDB reads row files outside the GIL, so a thread of this process (``Loading``) can load each part of the
-build (``cold.py``: the context records, each worker's run, this process's own runs) while this process
-parses and checks the next part and the workers run theirs. Parts are loaded in the order they are handed
+build (``cold.py``: the context records, this process's runs a few at a time, then the workers' runs) while
+this process parses and checks the next part and the workers run theirs. Parts are loaded in the order they are handed
 over, whatever order they are ready in, so the tables' row order is the same in every build. ``RowLoader``
 connects on the first part, after the workers are forked (no child starts with an open database).
 """
