@@ -131,6 +131,15 @@ METHOD_NOTES = (
     "to 256) at 24 bytes of traffic each: a batched cuBLAS GEMM writes them in fp16 and converts them to fp32 (2 + "
     "2 + 4), ggml_soft_max_ext reads and writes them (4 + 4), and the product with V converts them to fp16 and reads "
     "them (4 + 2 + 2) (llama-cpp-llm-build-kqv-dc685be; `prefill.score_elements`).",
+    "distributed-llama syncs each layer's tensor-parallel slices through its root node's one network port, not by "
+    "a ring all-reduce: 4 hidden-size Q80 vectors (34 bytes per 32 values, its `BlockQ80`) per layer per worker "
+    "cross that port each token, which reproduces every cell of its README's 'Network Transfer for Generating "
+    "Token' table (544 / 1632 / 3808 kB at 2 / 4 / 8 devices, Llama 3 8B), costed at the link's per-direction "
+    "rate (a Pi 4B's gigabit port, 'up to gigabit (1000Mbps, 1000-Base-T)', raspberry-pi-beginners-guide-v3-"
+    "appendix-f; the Pi 5 has no stored port rate and takes the default link); no per-round latency, since no "
+    "source outside the campaign gives one (`sync.ROOT_SYNC`). What was watched: named from the previous page's "
+    "worst rows (Pi 4B clusters at 4 and 8 devices); its bytes were checked against the README table and the term "
+    "written, with its unit test, before any figure with it was computed.",
 )
 """Each modelling choice of the hold-out, in one sentence (rendered into the page's method section)."""
 SELECTION_CAVEAT = (

@@ -22,6 +22,7 @@ from benchledger.perfmodel.kernels import RowCost, gemv_row_cost
 from benchledger.perfmodel.prefill import prefill_time
 from benchledger.perfmodel.roofline import IDEAL, Efficiency, StepConfig, StepTime, step_time, verify_factor
 from benchledger.perfmodel.specdec import SpecConfig, acceptance_length, spec_step_time
+from benchledger.perfmodel.sync import ROOT_SYNC
 
 GEMV_ROWS: dict[str, int] = {"llama-cpp": 8}
 """Engines whose quantized GEMMs use a matrix-vector kernel up to this many rows (ggml's ``MMVQ_MAX_BATCH_SIZE``
@@ -105,7 +106,8 @@ class Scenario:
             stages=max(self.pp, 1), gemv_rows=GEMV_ROWS.get(self.engine or "", 0),
             gemv_row_cost=0.0 if row_cost is None else row_cost.share,
             draft_catch_up=profile.draft_head_catch_up, prompt_batch=profile.prompt_batch,
-            prompt_ubatch=profile.prompt_ubatch, dequant_gemm_rows=self.dequant_gemm_rows(),
+            prompt_ubatch=profile.prompt_ubatch, root_sync=ROOT_SYNC.get(self.engine or ""),
+            dequant_gemm_rows=self.dequant_gemm_rows(),
             score_bytes=profile.score_bytes if self._built_before(profile.unfused_attention_until) else 0.0,
         )
 
@@ -266,7 +268,14 @@ def _assumptions(sc: Scenario, params: Params, al: float) -> list[Assumption]:
             "split", "input")))
     if sc.tp_size > 1:
         link = sc.hardware.link_bandwidth
-        out.append(Assumption("allreduce_latency_us", eff.allreduce_latency * 1e6, "µs per all-reduce", "default"))
+        sync = ROOT_SYNC.get(sc.engine or "")
+        if sync is None:
+            out.append(Assumption("allreduce_latency_us", eff.allreduce_latency * 1e6, "µs per all-reduce", "default"))
+        else:
+            out.append(Assumption("root_sync_vectors", sync.vectors_per_layer_per_worker,
+                                  f"hidden-size vectors per layer per worker, {sync.bytes_per_element:g} bytes per "
+                                  f"element, no per-round latency (none stored): {sync.derivation}",
+                                  f"record:{sync.source}"))
         out.append(Assumption("link_gbs", (link or eff.link_bandwidth) / 1e9, "GB/s per direction",
                               f"record:{sc.hardware.link_id}" if link else "default"))
     hw = sc.hardware

@@ -15,6 +15,7 @@ from benchledger.perfmodel.architecture import ModelSpec
 from benchledger.perfmodel.formats import FormatSpec
 from benchledger.perfmodel.hardware import HardwareSpec
 from benchledger.perfmodel.kernels import gemv_rows_factor
+from benchledger.perfmodel.sync import RootSync, root_sync_bytes
 
 ACTIVATION_BYTES = 2.0
 """Bytes per activation element moved by a TP all-reduce (bf16)."""
@@ -120,6 +121,8 @@ class StepConfig:
     score_bytes: float = 0.0
     """Bytes of memory traffic per attention score a prefill materializes (0: fused attention, none);
     ``EngineProfile.score_bytes`` where the build ran without flash attention (``Scenario.step_config``)."""
+    root_sync: RootSync | None = None
+    """The engine syncs its TP slices through a root node's port (``sync.py``) instead of ring all-reduces."""
     notes: list[str] = field(default_factory=list)
 
 
@@ -184,7 +187,10 @@ def forward_terms(cfg: StepConfig, eff: Efficiency) -> list[Term]:
         terms.append(Term("recurrent_state", secs, s_bytes, 0.0, bound,
                           f"1 read + {cfg.state_writes} write(s) per sequence"))
 
-    terms.extend(allreduce_terms(m.allreduces_per_forward, tokens, m.hidden, hw, tp, eff, "tp_allreduce"))
+    if cfg.root_sync is not None:
+        terms.extend(root_sync_terms(cfg.root_sync, tokens, cfg, eff))
+    else:
+        terms.extend(allreduce_terms(m.allreduces_per_forward, tokens, m.hidden, hw, tp, eff, "tp_allreduce"))
     terms.extend(pipeline_terms(cfg, tokens, eff))
     return terms
 
@@ -200,6 +206,19 @@ def pipeline_terms(cfg: StepConfig, tokens: float, eff: Efficiency) -> list[Term
     payload = tokens * cfg.model.hidden * ACTIVATION_BYTES
     return [Term("pipeline_hops", hops * (eff.allreduce_latency + payload / link), hops * payload, 0.0, "fixed",
                  f"{hops} stage boundaries (layer split over {cfg.stages} devices)")]
+
+
+def root_sync_terms(sync: RootSync, tokens: float, cfg: StepConfig, eff: Efficiency) -> list[Term]:
+    """The TP syncs of a root-node engine: ``tokens × root_sync_bytes`` over the root's link, no latency
+    (``sync.py``)."""
+    tp = max(cfg.tp, 1)
+    if tp <= 1 or not eff.links:
+        return []
+    link = cfg.hardware.link_bandwidth or eff.link_bandwidth
+    payload = tokens * root_sync_bytes(sync, cfg.model.n_layers, cfg.model.hidden, tp)
+    return [Term("root_sync", payload / link, payload, 0.0, "fixed",
+                 f"{sync.vectors_per_layer_per_worker} vectors × {cfg.model.n_layers} layers × {tp - 1} workers "
+                 f"through the root's port")]
 
 
 def verify_factor(eff: Efficiency, query_tokens: int) -> float:
@@ -245,6 +264,7 @@ __all__ = [
     "kv_shards",
     "op_time",
     "pipeline_terms",
+    "root_sync_terms",
     "step_time",
     "verify_factor",
     "with_overhead",
