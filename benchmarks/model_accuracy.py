@@ -206,7 +206,7 @@ HALVES_NOTE = (
     "and speedup 15.1 % over 54 pairs (≤ 15 % not met, by 0.1 point), right side 0.889 with none of the 5 "
     "measured harms predicted. Round 6 (the root-node sync note above, with the Pi 4B's port record): named "
     "from the previous page's worst rows and written, with its unit test, before any figure with it was "
-    "computed; run once, on the ledger of commit ba5ee51, both halves read together (the Pi arms are sealed, the "
+    "computed; run once, on the ledger and code of commit 24fc411, both halves read together (the Pi arms are sealed, the "
     "development half has none). Decode 13.0 % unchanged (development 21.7 %, sealed 12.7 %), speedup 15.1 % and "
     "right side 0.889 unchanged: the Pi 4B clusters moved (Llama 2 7B at 8 devices 915 % → 565 %, 13B 961 % → "
     "629 %, 70B 927 % → 674 %), the Pi 5 ones did not (no stored port rate), and the predictions of 21 arms "
