@@ -256,7 +256,7 @@ WORST_NOTES = (
     "b4rtaz distributed-llama, Raspberry Pi clusters: the physics does not explain these arms. One Pi 4B already "
     "decodes Llama 2 7B about 3× slower than the bandwidth bound at the fitted efficiency (its four Cortex-A72 "
     "cores, not the 12.8 GB/s interface, bound a Q40 matrix-vector product; no stored source gives their "
-    "throughput for it), and the README's own split at 8 devices ('I: 296.69 ms, T: 289.75 ms') spends as long "
+    "throughput for it), and the README's own split for Llama 2 7B on 8 Pi 4Bs ('I: 296.69 ms, T: 289.75 ms') spends as long "
     "on the network as on compute: the root-port bytes (3.9 MB, 31 ms at 1 Gb/s, `sync.py`) are about a tenth of "
     "T; the rest is per-round latency, which no stored source outside the campaign gives.",
     "h200-llama-cpp-…-draft-1l-k4#base-conc-16 / -32 are not a metric mismatch: both sides are the per-sequence "
