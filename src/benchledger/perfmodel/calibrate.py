@@ -194,14 +194,16 @@ class Fit:
 
 
 def identifiable(obs: list[Observation], prior: Efficiency, per_layer: bool = False) -> tuple[str, ...]:
-    """Which parameters these observations can see: φ only when verify attention weighs in a speculative step,
-    t0_draft only with drafting arms; η_m, η_c and the step overhead (t0, or t0_layer when ``per_layer``) always."""
+    """Which parameters these observations can see: φ only when verify attention weighs in a speculative step
+    whose engine states no verify kernel, t0_draft only with drafting arms; η_m, η_c and the step overhead (t0, or
+    t0_layer when ``per_layer``) always."""
     names = ["eta_m", "eta_c", "t0_layer" if per_layer else "t0"]
     params = Params(prior)
     spec = [o for o in obs if o.scenario.spec is not None]
     if any(o.scenario.spec is not None and o.scenario.spec.method not in FREE_METHODS for o in spec):
         names.append("t0_draft")
-    if any(predict(o.scenario, params).step.share("verify_attention") >= VISIBLE_SHARE for o in spec):
+    if any(o.scenario.verify_kernel is None and predict(o.scenario, params).step.share("verify_attention")
+           >= VISIBLE_SHARE for o in spec):  # an engine-stated verify kernel fixes φ (predict.verify_params)
         names.append("phi_exp")
     contexts = {round(o.scenario.context) for o in obs}
     if len(contexts) > 1 and any(predict(o.scenario, params).step.share("attention") >= VISIBLE_SHARE for o in obs):

@@ -16,6 +16,7 @@ from benchledger.engines import profile_for
 from benchledger.ledger.store import Ledger
 from benchledger.perfmodel.architecture import model_from_record
 from benchledger.perfmodel.errors import MissingInputError
+from benchledger.perfmodel.kernels import VERIFY_EXPONENT
 from benchledger.perfmodel.predict import Params, Scenario
 from benchledger.perfmodel.recordvalues import arm_concurrency, format_spec, hardware_spec, number, text
 from benchledger.perfmodel.recordvalues import get_record as _get
@@ -147,9 +148,8 @@ def params_from_calibration(cal: Calibration) -> Params:
     return Params(eff, origins)
 
 
-VERIFY_KERNELS = {"exact": 0.0, "prefill": 1.0}
-"""``--verify-kernel`` names → φ(T) exponent: an exact multi-query decode kernel reads the KV once for all T query
-tokens (φ = 1); a prefill kernel reads it once per query (φ = T)."""
+VERIFY_KERNELS = VERIFY_EXPONENT
+"""``--verify-kernel`` names → φ(T) exponent (``kernels.VERIFY_EXPONENT``)."""
 
 
 def with_verify_kernel(params: Params, kernel: str | None) -> Params:

@@ -7,6 +7,10 @@ extra row adds a share ``c`` of it: ``t(r) = t(1) · (1 + c·(r − 1))``. ``c``
 measurement of that kernel (``GEMV_ROW_COST``); llama.cpp runs Metal on Apple and CUDA on NVIDIA parts, while an
 AMD part may run ROCm or Vulkan (the ledger does not record which), so AMD takes the smallest per-row cost any
 stored AMD measurement shows; Intel (SYCL or Vulkan) has no stored measurement and costs no extra row.
+
+A verify forward (``q_len = T > 1``) may leave the engine's decode attention kernel for its prefill kernel
+(``VERIFY_KERNEL``): the verify attention then costs ``φ(T) = T^γ`` decode KV reads with γ of ``VERIFY_EXPONENT``,
+stated by the engine's own sources instead of fitted (``predict.verify_params``).
 """
 
 from __future__ import annotations
@@ -96,4 +100,52 @@ def gemv_rows_factor(rows: float, max_rows: int, share: float, format_id: str) -
     return 1.0 + share * (rows - 1.0)
 
 
-__all__ = ["FP16_ACCUMULATE", "GEMV_ROW_COST", "Fp16Accumulate", "RowCost", "cublas_fp16_peak", "gemv_row_cost", "gemv_rows_factor", "is_block_quant"]
+VERIFY_EXPONENT = {"exact": 0.0, "prefill": 1.0}
+"""Verify kernel → φ(T) exponent γ: an exact multi-query decode kernel reads the KV once for all T query tokens
+(φ = 1); a prefill kernel reads it once per query (φ = T)."""
+
+
+@dataclass(frozen=True)
+class VerifyKernel:
+    """Which attention kernel an engine's verify forward runs on a vendor's parts, and the source saying so."""
+
+    kind: str
+    """A key of ``VERIFY_EXPONENT``."""
+    source: str
+    """Ledger source id."""
+    quote: str
+    """The source's sentence, verbatim."""
+
+    @property
+    def exponent(self) -> float:
+        return VERIFY_EXPONENT[self.kind]
+
+
+VERIFY_KERNEL: dict[tuple[str, str], VerifyKernel] = {
+    ("llm-scaler-vllm", "intel"): VerifyKernel(
+        "prefill", "llm-scaler-657",
+        "In b3.1, all attention workloads with `q_len > 1` are dispatched to the `chunk-prefill` path, rather than "
+        "a verification kernel optimized for a small number of query tokens with a long KV cache."),
+}
+"""(engine, hardware vendor) → the verify attention kernel its sources state; absent: fitted φ (calibration)."""
+
+
+def verify_kernel(engine: str | None, hardware_family: str) -> VerifyKernel | None:
+    """The verify kernel ``engine``'s sources state on a part of ``hardware_family``, None when none is stored."""
+    return VERIFY_KERNEL.get((engine or "", hardware_family.split(" ")[0].lower()))
+
+
+__all__ = [
+    "FP16_ACCUMULATE",
+    "GEMV_ROW_COST",
+    "VERIFY_EXPONENT",
+    "VERIFY_KERNEL",
+    "Fp16Accumulate",
+    "RowCost",
+    "cublas_fp16_peak",
+    "VerifyKernel",
+    "gemv_row_cost",
+    "gemv_rows_factor",
+    "is_block_quant",
+    "verify_kernel",
+]

@@ -18,7 +18,7 @@ from benchledger.perfmodel.architecture import ModelSpec
 from benchledger.perfmodel.bounds import bound_name
 from benchledger.perfmodel.formats import FormatSpec
 from benchledger.perfmodel.hardware import HardwareSpec
-from benchledger.perfmodel.kernels import RowCost, gemv_row_cost
+from benchledger.perfmodel.kernels import RowCost, VerifyKernel, gemv_row_cost, verify_kernel
 from benchledger.perfmodel.prefill import prefill_time
 from benchledger.perfmodel.roofline import IDEAL, Efficiency, StepConfig, StepTime, step_time, verify_factor
 from benchledger.perfmodel.specdec import SpecConfig, acceptance_length, spec_step_time
@@ -96,6 +96,11 @@ class Scenario:
     def row_cost(self) -> RowCost | None:
         """The engine's matrix-vector per-row cost on this hardware (``kernels.py``), None when not stored."""
         return gemv_row_cost(self.engine, self.hardware.family) if self.engine in GEMV_ROWS else None
+
+    @property
+    def verify_kernel(self) -> VerifyKernel | None:
+        """The verify attention kernel the engine's sources state on this hardware (``kernels.py``), else None."""
+        return verify_kernel(self.engine, self.hardware.family) if self.spec is not None else None
 
     def step_config(self) -> StepConfig:
         profile = profile_for(self.engine)
@@ -207,9 +212,20 @@ def limiting_terms(step: StepTime) -> list[str]:
     return named or [ranked[0].name]
 
 
+def verify_params(sc: Scenario, params: Params) -> Params:
+    """``params`` with φ(T) = T^γ of the verify kernel the engine's sources state (``Scenario.verify_kernel``), in
+    place of a calibrated φ; a φ the user states (``--verify-kernel``, origin 'input') is kept."""
+    stated = sc.verify_kernel
+    if stated is None or any(params.origin(n).startswith("input") for n in ("phi", "phi_exponent")):
+        return params
+    return Params(replace(params.eff, phi_exp=stated.exponent),
+                  {**params.origins, "phi_exponent": f"record:{stated.source} ({stated.kind} kernel for q_len > 1: "
+                                                      f"'{stated.quote}')"})
+
+
 def predict(sc: Scenario, params: Params | None = None) -> Prediction:
     """Predict tok/s, TPOT, speedup (vs the same config without speculation) and the ceiling."""
-    params = params or Params()
+    params = verify_params(sc, params or Params())
     eff = params.eff
     step, al = _step(sc, eff)
     ceiling_step, _ = _step(sc, IDEAL)
@@ -300,4 +316,5 @@ def _assumptions(sc: Scenario, params: Params, al: float) -> list[Assumption]:
     return out
 
 
-__all__ = ["LIMITING_SHARE", "Assumption", "Params", "Prediction", "Scenario", "limiting_terms", "predict"]
+__all__ = ["LIMITING_SHARE", "Assumption", "Params", "Prediction", "Scenario", "limiting_terms", "predict",
+           "verify_params"]

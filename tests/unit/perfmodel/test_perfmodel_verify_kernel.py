@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from benchledger.ledger.paths import bundled_ledger_dir
 from benchledger.perfmodel.architecture import ModelSpec
 from benchledger.perfmodel.calibrate import Observation, fit
 from benchledger.perfmodel.formats import FormatSpec
 from benchledger.perfmodel.hardware import HardwareSpec
 from benchledger.perfmodel.inputs import with_verify_kernel
+from benchledger.perfmodel.kernels import VERIFY_EXPONENT, VERIFY_KERNEL, verify_kernel
 from benchledger.perfmodel.predict import Params, Scenario, predict
 from benchledger.perfmodel.roofline import Efficiency, verify_factor
 from benchledger.perfmodel.specdec import SpecConfig
@@ -55,3 +59,43 @@ def test_attention_efficiency_is_fitted_apart_from_weight_streaming(llama8b: Mod
     assert result.eff.eta_m == pytest.approx(0.8, rel=0.15)
     flat = fit([o for o in obs if o.scenario.context == 500.0] * 2)  # one context: not identifiable
     assert "eta_attn" not in flat.fitted and flat.eff.eta_attn is None
+
+
+def _b60(context: float, engine: str, k: int = 4) -> Scenario:
+    model = ModelSpec(id="m", hidden=4096, layers_full=32, num_heads=32, num_kv_heads=8, head_dim=128,
+                      vocab=32000, params_total=8.0e9)
+    hw = HardwareSpec("intel-arc-pro-b60", 456e9, {}, family="intel discrete")
+    return Scenario(model=model, hardware=hw, weights=BF16, kv=BF16, lm_head=BF16, context=context, concurrency=1,
+                    spec=SpecConfig("mtp", k, acceptance_length=0.8 * k + 1), engine=engine)
+
+
+def test_an_engine_stated_prefill_verify_costs_one_kv_read_per_query() -> None:
+    """llm-scaler's sources state its q_len > 1 attention runs the chunk-prefill path: φ(T) = T, whatever the
+    calibration's φ, with the source as its origin; the user's --verify-kernel still wins."""
+    stated = predict(_b60(50000, "llm-scaler-vllm"), Params(Efficiency(phi_exp=0.0)))
+    plain = predict(_b60(50000, "vllm"), Params(Efficiency(phi_exp=0.0)))
+    verify = stated.step.term("verify_attention")
+    assert verify is not None and plain.step.term("verify_attention") is not None
+    assert verify.seconds == pytest.approx(5 * plain.step.term("verify_attention").seconds)  # T = k + 1 = 5
+    assert stated.speedup is not None and plain.speedup is not None and stated.speedup < plain.speedup
+    origin = next(a.origin for a in stated.assumptions if a.name == "phi_exponent")
+    assert origin.startswith("record:llm-scaler-657") and "`chunk-prefill` path" in origin
+    user = predict(_b60(50000, "llm-scaler-vllm"), with_verify_kernel(Params(), "exact"))
+    assert user.speedup == pytest.approx(predict(_b60(50000, "vllm"), with_verify_kernel(Params(), "exact")).speedup)
+    assert verify_kernel("llm-scaler-vllm", "nvidia discrete") is None  # stated for Intel parts only
+
+
+def test_every_stated_verify_kernel_quotes_its_stored_source() -> None:
+    sources = bundled_ledger_dir() / "sources"
+    for fact in VERIFY_KERNEL.values():
+        assert fact.kind in VERIFY_EXPONENT
+        assert fact.quote in (sources / f"{fact.source}.md").read_text(encoding="utf-8")
+
+
+def test_a_stated_verify_kernel_leaves_phi_out_of_the_fit() -> None:
+    truth = Params(Efficiency(eta_m=0.6, t0=0.004))
+    obs = [Observation(f"r#k{k}", s, "per_stream_throughput", predict(s, truth).tok_s_per_stream, ("src",))
+           for k in (2, 4) for s in (_b60(50000, "llm-scaler-vllm", k),)]
+    assert "phi_exponent" not in fit(obs).fitted
+    free = [replace(o, scenario=replace(o.scenario, engine="vllm")) for o in obs]
+    assert "phi_exponent" in fit(free).fitted
