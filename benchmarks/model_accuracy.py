@@ -140,6 +140,12 @@ METHOD_NOTES = (
     "source outside the campaign gives one (`sync.ROOT_SYNC`). What was watched: named from the previous page's "
     "worst rows (Pi 4B clusters at 4 and 8 devices); its bytes were checked against the README table and the term "
     "written, with its unit test, before any figure with it was computed.",
+    "An engine whose own sources state that its verify forward (q_len > 1) leaves the decode attention kernel for "
+    "its prefill kernel has φ(T) = T, one KV read per query (the meaning of `--verify-kernel prefill`), in place of "
+    "the calibrated φ, and no fit learns φ from its arms: llm-scaler-vllm on Intel parts, 'all attention workloads "
+    "with `q_len > 1` are dispatched to the `chunk-prefill` path' (llm-scaler-657; the only stored source saying "
+    "so is the thread of the campaign it predicts, so that campaign's hold-out takes this fact, not its numbers, "
+    "from its own page; `kernels.VERIFY_KERNEL`).",
 )
 """Each modelling choice of the hold-out, in one sentence (rendered into the page's method section)."""
 SELECTION_CAVEAT = (
