@@ -5,6 +5,7 @@ not, and the answer names the limiting term and the nearest measured arms."""
 from __future__ import annotations
 
 import json
+import re
 
 from cli_runner import run_cli
 
@@ -54,3 +55,11 @@ def test_the_issues_command_line_with_context() -> None:
         assert out.exit_code == 0, out.stderr
         verdict = str(json.loads(out.stdout)["target"])
         assert ("NOT met" not in verdict) is met, verdict
+
+
+def test_the_reason_names_the_verify_factor_the_prediction_used() -> None:
+    """llm-scaler's verify runs its chunk-prefill path (``kernels.VERIFY_KERNEL``): at k = 4 the prediction costs
+    φ(5) = 5 decode KV reads, and the option's reason states that φ, not the calibration's."""
+    options = advise(50000, 50)["options"]
+    k4 = [o for o in options if o["spec"] and o["spec"]["k"] == 4 and "φ=" in o["reason"]]  # type: ignore[union-attr]
+    assert k4 and all(re.search(r"φ=5(?![\d.])", o["reason"]) for o in k4), [o["reason"] for o in k4]

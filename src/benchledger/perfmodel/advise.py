@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from benchledger.perfmodel.acceptance import DEFAULT_ALPHA, AcceptanceChoice
 from benchledger.perfmodel.memory import fit_check
 from benchledger.perfmodel.nearest import NearArm
-from benchledger.perfmodel.predict import Params, Prediction, Scenario, predict
+from benchledger.perfmodel.predict import Params, Prediction, Scenario, predict, verify_params
 from benchledger.perfmodel.roofline import Efficiency, verify_factor
 from benchledger.perfmodel.specdec import SpecConfig
 from benchledger.schema.metrics import spec_outcome
@@ -133,7 +133,7 @@ def advise(
                     continue
                 params = params_for(sc)
                 p = predict(sc, params)
-                reason = explain(p, sc, params.eff)
+                reason = explain(p, sc, verify_params(sc, params).eff)  # the φ predict used
                 if p.speedup is not None:
                     reason = (f"spec {spec_outcome(p.speedup)} (S={p.speedup:.2f}, AL={p.acceptance_length:.2f}); "
                               f"limited by {reason}")
