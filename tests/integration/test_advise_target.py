@@ -58,8 +58,13 @@ def test_the_issues_command_line_with_context() -> None:
 
 
 def test_the_reason_names_the_verify_factor_the_prediction_used() -> None:
-    """llm-scaler's verify runs its chunk-prefill path (``kernels.VERIFY_KERNEL``): at k = 4 the prediction costs
-    φ(5) = 5 decode KV reads, and the option's reason states that φ, not the calibration's."""
-    options = advise(50000, 50)["options"]
-    k4 = [o for o in options if o["spec"] and o["spec"]["k"] == 4 and "φ=" in o["reason"]]  # type: ignore[union-attr]
+    """llm-scaler's verify runs its chunk-prefill path (``kernels.VERIFY_KERNEL``); on a B70, whose calibration
+    could not fit φ, the prediction at k = 4 costs φ(5) = 5 decode KV reads, and the option's reason states that
+    φ, not the calibration's default."""
+    args = [a if a != "intel-arc-pro-b60" else "intel-arc-pro-b70" for a in ARGS]
+    args[args.index("--devices") + 1] = "1"
+    out = run_cli(*args, "--context", "50000", "--target-tok-s", "50")
+    assert out.exit_code == 0, out.stderr
+    options = json.loads(out.stdout)["options"]
+    k4 = [o for o in options if o["spec"] and o["spec"]["k"] == 4 and "φ=" in o["reason"]]
     assert k4 and all(re.search(r"φ=5(?![\d.])", o["reason"]) for o in k4), [o["reason"] for o in k4]

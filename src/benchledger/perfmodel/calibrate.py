@@ -168,13 +168,23 @@ def _encode(eff: Efficiency) -> list[float]:
     return [math.log(_prior_value(eff, name) + SHIFT.get(name, 0.0)) for name in PARAMS]
 
 
-def log_errors(obs: list[Observation], eff: Efficiency) -> list[float]:
+OWN_FIT = "calibration (this fit)"
+"""Origin of a φ being fitted on one setup's own arms: it replaces the verify kernel the engine states
+(``predict.verify_params``), so a single-setup calibration measures that kernel's cost; pooled fits never do."""
+
+
+def fit_params(eff: Efficiency, own_phi: bool = False) -> Params:
+    """``eff`` as the fit predicts with: its φ marked as this setup's own (``OWN_FIT``) when ``own_phi``."""
+    return Params(eff, {"phi_exponent": OWN_FIT}) if own_phi and eff.phi_exp is not None else Params(eff)
+
+
+def log_errors(obs: list[Observation], eff: Efficiency, own_phi: bool = False) -> list[float]:
     """``log(predicted / measured)`` for each observation, except that an arm whose baseline arm is also among
     ``obs`` is scored by its speedup, ``log(S_predicted / S_measured)`` (its error less its baseline's): the two
     arms share a setup (build, flags, host, prompts) whose efficiency cancels in the ratio, so the arm's own knobs
     (draft and verify costs) are fitted to what the speculation changed, not to the setup's base speed, which its
     baseline arm fits."""
-    params = Params(eff)
+    params = fit_params(eff, own_phi)
     raw = [math.log(predicted_value(o, predict(o.scenario, params), eff) / o.value) for o in obs]
     speed = [-e if o.metric == "tpot" else e for o, e in zip(obs, raw, strict=True)]  # a TPOT error is an inverse speed
     index = {o.ref: i for i, o in enumerate(obs)}
@@ -202,8 +212,8 @@ def identifiable(obs: list[Observation], prior: Efficiency, per_layer: bool = Fa
     spec = [o for o in obs if o.scenario.spec is not None]
     if any(o.scenario.spec is not None and o.scenario.spec.method not in FREE_METHODS for o in spec):
         names.append("t0_draft")
-    if any(o.scenario.verify_kernel is None and predict(o.scenario, params).step.share("verify_attention")
-           >= VISIBLE_SHARE for o in spec):  # an engine-stated verify kernel fixes φ (predict.verify_params)
+    if any((o.scenario.verify_kernel is None or not per_layer) and predict(o.scenario, params).step.share(
+            "verify_attention") >= VISIBLE_SHARE for o in spec):  # pooled: a stated kernel fixes φ (verify_params)
         names.append("phi_exp")
     contexts = {round(o.scenario.context) for o in obs}
     if len(contexts) > 1 and any(predict(o.scenario, params).step.share("attention") >= VISIBLE_SHARE for o in obs):
@@ -216,7 +226,8 @@ GEMM_TERMS = ("weights", "lm_head", "draft_layer", "draft_lm_head")
 
 
 def _minimise(obs: list[Observation], x0: list[float], free: tuple[str, ...],
-              weights: list[float] | None = None, prior_weight: float = PRIOR_WEIGHT) -> Efficiency:
+              weights: list[float] | None = None, prior_weight: float = PRIOR_WEIGHT,
+              own_phi: bool = False) -> Efficiency:
     """Nelder–Mead over the ``free`` coordinates of ``x0`` (the rest stay at the prior)."""
     index = [PARAMS.index(n) for n in free]
     w = weights or [1.0] * len(obs)
@@ -229,7 +240,7 @@ def _minimise(obs: list[Observation], x0: list[float], free: tuple[str, ...],
         return x
 
     def loss(y: list[float]) -> float:
-        errors = log_errors(obs, _decode(full(y), free))
+        errors = log_errors(obs, _decode(full(y), free), own_phi)
         penalty = sum((a - x0[i]) ** 2 for a, i in zip(y, index, strict=True))
         return sum(wi * soft_l1(e) for wi, e in zip(w, errors, strict=True)) / total + prior_weight * penalty
 
@@ -250,15 +261,19 @@ def fit(obs: list[Observation], start: Efficiency | None = None, weights: list[f
     if not obs:
         raise ValueError("no observations to fit")
     prior = start or (Efficiency(t0=0.0) if per_layer else Efficiency())
+    own_phi = not per_layer  # one setup's fit measures its own verify kernel's φ; a pooled fit does not
+    stated = {o.scenario.verify_kernel.exponent for o in obs if o.scenario.verify_kernel is not None}
+    if own_phi and len(stated) == 1 and prior.phi_exp is None:
+        prior = replace(prior, phi_exp=stated.pop())  # the stated kernel's φ(T) is the prior
     x0 = _encode(prior)
     free = identifiable(obs, prior, per_layer)
-    eff = _minimise(obs, x0, free, weights, prior_weight)
+    eff = _minimise(obs, x0, free, weights, prior_weight, own_phi)
     gemm_bound = any(t.bound == "compute" and t.name in GEMM_TERMS
-                     for o in obs for t in predict(o.scenario, Params(eff)).step.terms)
+                     for o in obs for t in predict(o.scenario, fit_params(eff, own_phi)).step.terms)
     if not gemm_bound:
         free = tuple(n for n in free if n != "eta_c")
-        eff = _minimise(obs, x0, free, weights, prior_weight)
-    errors = [abs(math.exp(e) - 1.0) * 100.0 for e in log_errors(obs, eff)]
+        eff = _minimise(obs, x0, free, weights, prior_weight, own_phi)
+    errors = [abs(math.exp(e) - 1.0) * 100.0 for e in log_errors(obs, eff, own_phi)]
     return Fit(eff, obs, statistics.median(errors), tuple(REPORTED[n] for n in free))
 
 
@@ -359,6 +374,7 @@ __all__ = [
     "calibration_id",
     "calibration_record",
     "fit",
+    "fit_params",
     "log_errors",
     "measured",
     "observations",

@@ -213,10 +213,13 @@ def limiting_terms(step: StepTime) -> list[str]:
 
 
 def verify_params(sc: Scenario, params: Params) -> Params:
-    """``params`` with φ(T) = T^γ of the verify kernel the engine's sources state (``Scenario.verify_kernel``), in
-    place of a calibrated φ; a φ the user states (``--verify-kernel``, origin 'input') is kept."""
+    """``params`` with φ(T) = T^γ of the verify kernel the engine's sources state (``Scenario.verify_kernel``) in
+    place of a φ pooled from other setups or defaulted; a φ the user states (``--verify-kernel``, origin 'input')
+    or one fitted on this setup's own arms (a calibration record of this hardware × engine, or its fit in
+    progress: origin 'calibration…') is kept: it measures that kernel's cost here."""
     stated = sc.verify_kernel
-    if stated is None or any(params.origin(n).startswith("input") for n in ("phi", "phi_exponent")):
+    if stated is None or any(params.origin(n).startswith(("input", "calibration"))
+                             for n in ("phi", "phi_exponent")):
         return params
     return Params(replace(params.eff, phi_exp=stated.exponent),
                   {**params.origins, "phi_exponent": f"record:{stated.source} ({stated.kind} kernel for q_len > 1: "

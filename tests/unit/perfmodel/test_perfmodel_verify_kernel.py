@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from benchledger.ledger.paths import bundled_ledger_dir
@@ -14,7 +12,7 @@ from benchledger.perfmodel.formats import FormatSpec
 from benchledger.perfmodel.hardware import HardwareSpec
 from benchledger.perfmodel.inputs import with_verify_kernel
 from benchledger.perfmodel.kernels import VERIFY_EXPONENT, VERIFY_KERNEL, verify_kernel
-from benchledger.perfmodel.predict import Params, Scenario, predict
+from benchledger.perfmodel.predict import Params, Scenario, predict, verify_params
 from benchledger.perfmodel.roofline import Efficiency, verify_factor
 from benchledger.perfmodel.specdec import SpecConfig
 
@@ -92,10 +90,16 @@ def test_every_stated_verify_kernel_quotes_its_stored_source() -> None:
         assert fact.quote in (sources / f"{fact.source}.md").read_text(encoding="utf-8")
 
 
-def test_a_stated_verify_kernel_leaves_phi_out_of_the_fit() -> None:
-    truth = Params(Efficiency(eta_m=0.6, t0=0.004))
+def test_a_stated_verify_kernel_is_fixed_in_pooled_fits_and_measured_by_its_own_setup() -> None:
+    """A pooled fit (other setups' arms) leaves φ to the stated kernel; one setup's own fit (``calibrate``)
+    measures it, starting from the stated φ(T) = T, and that calibrated φ then wins over the stated one."""
+    truth = Params(Efficiency(eta_m=0.6, t0=0.004, phi_exp=1.5), {"phi_exponent": "calibration-b60-x"})
     obs = [Observation(f"r#k{k}", s, "per_stream_throughput", predict(s, truth).tok_s_per_stream, ("src",))
-           for k in (2, 4) for s in (_b60(50000, "llm-scaler-vllm", k),)]
-    assert "phi_exponent" not in fit(obs).fitted
-    free = [replace(o, scenario=replace(o.scenario, engine="vllm")) for o in obs]
-    assert "phi_exponent" in fit(free).fitted
+           for k in (1, 2, 4) for s in (_b60(50000, "llm-scaler-vllm", k),)]
+    assert "phi_exponent" not in fit(obs, per_layer=True).fitted
+    own = fit(obs)
+    assert "phi_exponent" in own.fitted and own.eff.phi_exp == pytest.approx(1.5, abs=0.1)
+    calibrated = Params(Efficiency(phi_exp=1.5), {"phi_exponent": "calibration-intel-arc-pro-b60-llm-scaler-vllm"})
+    assert verify_params(_b60(50000, "llm-scaler-vllm"), calibrated) is calibrated
+    not_fitted = Params(Efficiency(), {"phi_exponent": "default (not identifiable from the arms of calibration-x)"})
+    assert verify_params(_b60(50000, "llm-scaler-vllm"), not_fitted).eff.phi_exp == 1.0
