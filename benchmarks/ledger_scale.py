@@ -11,12 +11,22 @@ record ≤ 10 % of cold; cold audit + index ≤ 6 s; 2× records ≤ 2.1× time.
 (issue 5: ≤ 30 s at 10,000).
 ``--bundled`` also times a copy of the shipped ledger (cold, warm, one benchmark file changed). Each time comes
 with the 1-minute load average when it started (``load``).
+
+Bytecode: an installed benchledger has its modules compiled (pip writes the ``.pyc`` files), but a sandbox that
+sets ``PYTHONDONTWRITEBYTECODE`` makes every CLI process compile benchledger's own modules again (~0.2-0.3 s).
+By default the child processes run as an install does: the package is compiled once (``compileall``, as pip
+does) and that variable is dropped from their environment, so they write and reuse bytecode. ``--no-bytecode``
+runs them with ``PYTHONDONTWRITEBYTECODE=1`` (the sandbox's setting); ``--both-bytecode`` measures each size
+both ways (``results`` and ``results_no_bytecode``). The JSON's ``bytecode`` says which setting this process
+found and which its children ran under.
 Usage: python benchmarks/ledger_scale.py [--sizes 1000 10000 20000] [--site] [--bundled]
+       [--no-bytecode | --both-bytecode]
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import copy
 import json
 import os
@@ -33,6 +43,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
+import benchledger
 from benchledger.ledger import dump_record
 from benchledger.ledger.location import CACHE_FOLDER
 from benchledger.ledger.paths import bundled_ledger_dir
@@ -41,6 +52,30 @@ from benchledger.schema import RECORD_ADAPTER
 from ledger_builder import benchmark, reference_records, source
 
 QUERY = "select count(*) from arms"
+NO_BYTECODE = "PYTHONDONTWRITEBYTECODE"
+_CHILD_ENV: dict[str, str] = dict(os.environ)
+"""The environment of every ``benchledger`` child process (``child_environment`` sets it)."""
+
+
+def child_environment(bytecode: bool) -> dict[str, Any]:
+    """Set the children's environment: with ``bytecode``, benchledger's package compiled here once (what pip does
+    on install) and ``PYTHONDONTWRITEBYTECODE`` dropped; else that variable set to 1. What it did, for the JSON."""
+    global _CHILD_ENV
+    env = dict(os.environ)
+    package = Path(benchledger.__file__).resolve().parent
+    compiled = None
+    if bytecode:
+        env.pop(NO_BYTECODE, None)
+        compiled = bool(compileall.compile_dir(package, quiet=1))
+        if not compiled:
+            raise SystemExit(f"could not compile {package} (is it writable?); run with --no-bytecode")
+    else:
+        env[NO_BYTECODE] = "1"
+    _CHILD_ENV = env
+    if bytecode:
+        warm_up()
+    return {"children": "bytecode written and reused" if bytecode else f"{NO_BYTECODE}=1 (no bytecode)",
+            "package": str(package), "compiled_first": compiled}
 
 
 def generate(root: Path, count: int) -> None:
@@ -66,7 +101,7 @@ def cli(*args: str) -> dict[str, Any]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     out = subprocess.run([sys.executable, "-m", "benchledger", *args], capture_output=True, text=True,
-                         timeout=1800, check=False)
+                         timeout=1800, check=False, env=_CHILD_ENV)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode not in (0, 1):
@@ -74,6 +109,19 @@ def cli(*args: str) -> dict[str, Any]:
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "load": load, "stdout": out.stdout,
             "stderr": out.stderr[-300:]}
+
+
+def warm_up() -> None:
+    """One run of each measured path on a tiny ledger, so the modules they import (dependencies too) have their
+    bytecode written before anything is timed."""
+    with tempfile.TemporaryDirectory(prefix="benchledger-scale-") as tmp:
+        root = Path(tmp) / "ledger"
+        generate(root, 3)
+        led = ("--ledger", str(root))
+        cli("audit", *led)
+        touch(root, 1, "warm-up")
+        cli("query", QUERY, "-f", "csv", *led)
+        cli("query", QUERY, "-f", "csv", "--no-cache", *led)
 
 
 def touch(root: Path, count: int, tag: str) -> None:
@@ -170,21 +218,27 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 20000])
     parser.add_argument("--site", action="store_true", help="also time `site build`")
     parser.add_argument("--bundled", action="store_true", help="also time a copy of the shipped ledger")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--no-bytecode", action="store_true",
+                      help=f"run the children with {NO_BYTECODE}=1 (the sandbox's setting)")
+    mode.add_argument("--both-bytecode", action="store_true", help="measure each size with and without bytecode")
     args = parser.parse_args()
     load_before = os.getloadavg()
-    results = {}
-    for n in args.sizes:
-        results[n] = measure(n, args.site)
-        print(f"N={n}: {json.dumps(results[n])}", file=sys.stderr, flush=True)
-    report = {
-        "machine": {"cpus": os.cpu_count(), "load_average_before": [round(x, 2) for x in load_before],
-                    "load_average_after": [round(x, 2) for x in os.getloadavg()]},
-        "query": QUERY,
-        "results": {str(n): r for n, r in results.items()},
-        "ratios": ratios(results),
-    }
-    if args.bundled:
-        report["bundled"] = measure_bundled()
+    bytecode: dict[str, Any] = {"this_process": {NO_BYTECODE: os.environ.get(NO_BYTECODE)}}
+    report: dict[str, Any] = {"machine": {"cpus": os.cpu_count(), "load_average_before": [round(x, 2) for x in load_before]},
+                              "query": QUERY, "bytecode": bytecode}
+    for written in ([True, False] if args.both_bytecode else [not args.no_bytecode]):
+        key = "results" if written or not args.both_bytecode else "results_no_bytecode"
+        bytecode[key] = child_environment(written)
+        results = {}
+        for n in args.sizes:
+            results[n] = measure(n, args.site)
+            print(f"N={n} ({bytecode[key]['children']}): {json.dumps(results[n])}", file=sys.stderr, flush=True)
+        report[key] = {str(n): r for n, r in results.items()}
+        report["ratios" if key == "results" else "ratios_no_bytecode"] = ratios(results)
+        if args.bundled:
+            report["bundled" if key == "results" else "bundled_no_bytecode"] = measure_bundled()
+    report["machine"]["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     print(json.dumps(report, indent=2))
 
 
