@@ -8,15 +8,20 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import duckdb
+import pytest
 
+from benchledger.catalog import refresh
 from benchledger.catalog.cache import CACHE_DIR, STAT_DIGEST, STATS_SUFFIX, current_db, open_index
 from benchledger.catalog.entries import load_entry
 from benchledger.catalog.scan import UNHASHED, current_stats, scan_files, sha256_bytes
 from benchledger.cli.render import plain_table
+from benchledger.ledger.index import Columns
 from benchledger.ledger.paths import FOLDER_KINDS
+from benchledger.ledger.rows import Row
 from benchledger.ledger.store import Ledger
 
 from ledger_builder import build_mini_ledger
@@ -130,6 +135,43 @@ def test_a_build_with_racy_files_is_vouched_for_once_they_are_hashed(tmp_path: P
                                             "csv", "--ledger", str(root))
     assert out == "n\n1\n" and current_db(root) == db
     assert record_files_read(root, opened) == []
+
+
+def file_rows(root: Path) -> list[tuple[object, ...]]:
+    con = duckdb.connect(str(current_db(root)), read_only=True)
+    try:
+        return sorted(con.execute("SELECT * FROM _cache_files").fetchall())
+    finally:
+        con.close()
+
+
+def test_an_update_after_a_racy_build_writes_only_the_changed_files_rows(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files that were racy at the build and are untouched since only lose that flag (one ``UPDATE``): the
+    update writes the row of the one changed file, not one per file (``refresh._replace_files``), and the
+    file rows are then those a rebuild at the same clock writes."""
+    root = build_mini_ledger(tmp_path / "ledger")
+    open_index(root).close()  # the clock of the writes: every file is racy
+    assert all(row[6] for row in file_rows(root))
+    path = next((root / "benchmarks").glob("*.md"))
+    path.write_text(path.read_text(encoding="utf-8").replace("title: ", "title: Z", 1), encoding="utf-8")
+    written: dict[str, int] = {}
+    insert = refresh._Tables.insert
+
+    def counting(self: refresh._Tables, table: str, columns: Columns, rows: Iterable[Row]) -> None:
+        listed = list(rows)
+        written[table] = written.get(table, 0) + len(listed)
+        insert(self, table, columns, listed)
+
+    monkeypatch.setattr(refresh._Tables, "insert", counting)
+    index = open_index(root, clock=later)
+    assert index.status.startswith("updated 1 of")
+    index.close()
+    assert written["_cache_files"] == 1
+    updated = file_rows(root)
+    assert not any(row[6] for row in updated)
+    assert open_index(root, rebuild=True, clock=later).status.startswith("rebuilt")
+    assert updated == file_rows(root)
 
 
 def test_a_vouched_stat_is_one_of_the_files_as_they_are_now(tmp_path: Path) -> None:

@@ -280,11 +280,30 @@ def _update_copy(root: Path, out: _Tables, state: CachedState, files: dict[str, 
     waivers_same = bool(inputs.hashed) and inputs.hashed == state.meta["hashed_digests"]
     misplaced = json.loads(state.meta["misplaced"])
     report = _apply(out, root, listing, parsed, context, dirty, misplaced, waivers_same, kinds_same)
-    touched = sorted({*changed, *removed, *(rel for rel, stat in files.items() if rel in cached and stat != cached[rel])})
-    out.replace("_cache_files", "path", touched, listing.rows(touched), FILE_COLUMNS)
+    _replace_files(out, listing, cached, changed, removed)
     out.con.execute("DELETE FROM _cache_meta")
     out.insert("_cache_meta", META_COLUMNS, _meta_rows(root, code, report, inputs, listing.stats(), misplaced))
     return f"updated {len(changed) + len(removed)} of {len(files)} files"
+
+
+def _replace_files(out: _Tables, listing: Listing, cached: dict[str, FileStat], changed: list[str],
+                   removed: list[str]) -> None:
+    """Bring ``_cache_files`` to the scan's stats: the rows of changed, removed and re-stat-ed files replaced,
+    except those whose only change is that they are no longer racy (every file written in the seconds before a
+    build, thousands after a checkout or an import): one ``UPDATE`` of their flag, not a row each."""
+    rewritten = set(changed)
+    cleared: list[str] = []
+    touched = [*changed, *removed]
+    for rel, stat in listing.files.items():
+        was = cached.get(rel)
+        if was is None or stat == was or rel in rewritten:
+            continue
+        (cleared if was.racy and not stat.racy and stat == was._replace(racy=False) else touched).append(rel)
+    if cleared:
+        among, params = _among("path", cleared)
+        out.con.execute(f"UPDATE _cache_files SET racy = false WHERE {among}", params)
+    touched.sort()
+    out.replace("_cache_files", "path", touched, listing.rows(touched), FILE_COLUMNS)
 
 
 def _apply(out: _Tables, root: Path, listing: Listing, parsed: Ledger, context: Ledger, dirty: list[str],
