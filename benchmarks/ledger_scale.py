@@ -16,7 +16,8 @@ Bytecode: an installed benchledger has its modules compiled (pip writes the ``.p
 sets ``PYTHONDONTWRITEBYTECODE`` makes every CLI process compile benchledger's own modules again (~0.2-0.3 s).
 By default the child processes run as an install does: the package is compiled once (``compileall``, as pip
 does) and that variable is dropped from their environment, so they write and reuse bytecode. ``--no-bytecode``
-runs them with ``PYTHONDONTWRITEBYTECODE=1`` (the sandbox's setting); ``--both-bytecode`` measures each size
+runs them with ``PYTHONDONTWRITEBYTECODE=1`` on a copy of the package without bytecode (the sandbox's setting:
+a package with ``__pycache__`` would still be read from it); ``--both-bytecode`` measures each size
 both ways (``results`` and ``results_no_bytecode``). The JSON's ``bytecode`` says which setting this process
 found and which its children ran under.
 Usage: python benchmarks/ledger_scale.py [--sizes 1000 10000 20000] [--site] [--bundled]
@@ -26,6 +27,7 @@ Usage: python benchmarks/ledger_scale.py [--sizes 1000 10000 20000] [--site] [--
 from __future__ import annotations
 
 import argparse
+import atexit
 import compileall
 import copy
 import json
@@ -59,7 +61,9 @@ _CHILD_ENV: dict[str, str] = dict(os.environ)
 
 def child_environment(bytecode: bool) -> dict[str, Any]:
     """Set the children's environment: with ``bytecode``, benchledger's package compiled here once (what pip does
-    on install) and ``PYTHONDONTWRITEBYTECODE`` dropped; else that variable set to 1. What it did, for the JSON."""
+    on install), ``PYTHONDONTWRITEBYTECODE`` dropped and one warm-up run; else that variable set to 1 and the
+    package imported from a copy without ``__pycache__`` (its dependencies keep theirs, as in the sandbox). What
+    it did, for the JSON."""
     global _CHILD_ENV
     env = dict(os.environ)
     package = Path(benchledger.__file__).resolve().parent
@@ -69,9 +73,19 @@ def child_environment(bytecode: bool) -> dict[str, Any]:
         compiled = bool(compileall.compile_dir(package, quiet=1))
         if not compiled:
             raise SystemExit(f"could not compile {package} (is it writable?); run with --no-bytecode")
-    else:
+    else:  # (a package that has bytecode would still read it: the children import a copy without any)
         env[NO_BYTECODE] = "1"
+        copy_dir = Path(tempfile.mkdtemp(prefix="benchledger-scale-src-"))
+        atexit.register(shutil.rmtree, copy_dir, True)
+        package = copy_dir / "benchledger"
+        shutil.copytree(Path(benchledger.__file__).resolve().parent, package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(copy_dir), env.get("PYTHONPATH")) if p)
     _CHILD_ENV = env
+    found = subprocess.run([sys.executable, "-c", "import benchledger; print(benchledger.__file__)"],
+                           capture_output=True, text=True, check=True, env=env).stdout.strip()
+    if Path(found).resolve().parent != package:
+        raise SystemExit(f"the children import benchledger from {found}, not {package}")
     if bytecode:
         warm_up()
     return {"children": "bytecode written and reused" if bytecode else f"{NO_BYTECODE}=1 (no bytecode)",
