@@ -6,9 +6,8 @@ Definitions follow vLLM ``bench serve`` where one exists; a result may name a di
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from benchledger.schema.units import conversion
 
@@ -33,20 +32,23 @@ CENTRAL_STATS: tuple[str, ...] = ("value", "mean", "median", "p50")
 """Statistics that stand for an arm's typical value (fits, bounds and speedup checks use only these)."""
 
 
-class MetricInfo(BaseModel):
-    """What one metric means and how to compare it."""
+@dataclass(frozen=True, kw_only=True, slots=True)
+class MetricInfo:
+    """What one metric means and how to compare it.
 
-    model_config = ConfigDict(frozen=True)
+    A dataclass, not a pydantic model: its values are this module's constants, never parsed input, and a
+    model would build its validator whenever the schema is imported (~25 ms of CPU per command)."""
 
     name: str
     higher_is_better: bool
     units: tuple[str, ...]
     definition: str
     throughput_like: bool = False
-    zero_allowed: bool = Field(
-        default=False, description="Counts and per-token gaps (ITL, TPOT) may be 0: a step's tokens can arrive "
-        "together (ledger/benchmarks/h200-llama-cpp-…-k4.md, the llama.cpp demo); TTFT, e2e, sizes are > 0.")
-    rate: bool = Field(default=False, description="A per-second rate: 0 only when the arm completed no request.")
+    zero_allowed: bool = False
+    """Counts and per-token gaps (ITL, TPOT) may be 0: a step's tokens can arrive together
+    (ledger/benchmarks/h200-llama-cpp-…-k4.md, the llama.cpp demo); TTFT, e2e, sizes are > 0."""
+    rate: bool = False
+    """A per-second rate: 0 only when the arm completed no request."""
 
     def value_problem(self, value: float, unit: str, stat: str) -> str | None:
         """Why ``value unit`` cannot be this metric (wrong unit, or not positive), or None when it can. A rate
