@@ -4,14 +4,17 @@ deletions and renames; a corrupt or stale cache is rebuilt; concurrent commands 
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,8 +22,10 @@ from hypothesis import strategies as st
 from benchledger.audit import run_audit
 from benchledger.catalog.build import build_catalog
 from benchledger.catalog.cache import CACHE_DIR, POINTER, current_db, open_index
+from benchledger.catalog.scan import RACY_NS, current_stats, sha256_bytes
 from benchledger.ledger import Ledger, dump_record, write_record
 from benchledger.ledger.export import export_views
+from benchledger.ledger.paths import FOLDER_KINDS
 from benchledger.schema import RECORD_ADAPTER
 
 from ledger_builder import benchmark, build_mini_ledger, physics_arm, physics_benchmark, source
@@ -44,14 +49,18 @@ def exports(con: Any, out: Path) -> dict[str, bytes]:
     return files
 
 
-def assert_cache_equals_fresh(root: Path, scratch: Path) -> str:
-    """Export the cached index and a fresh build of the same files; they must be identical. Returns the status."""
-    index = open_index(root)
+def assert_cache_equals_fresh(root: Path, scratch: Path, clock: Callable[[], int] = time.time_ns) -> str:
+    """Export the cached index and a fresh build of the same files; they must be identical. Returns the status.
+    The cache's file rows must be the files as they are (``assert_file_rows_current``)."""
+    started: list[int] = []
+    index = open_index(root, clock=lambda: started.append(clock()) or started[-1])
     try:
         cached, report = exports(index.con, scratch / "cached"), index.report().to_dict()
         status = index.status
     finally:
         index.close()
+    if status != "current":
+        assert_file_rows_current(root, started[0])
     ledger = Ledger.load(root)
     fresh_report = run_audit(ledger)
     fresh_con = build_catalog(ledger, findings=[f.as_row() for f in fresh_report.findings])
@@ -62,6 +71,23 @@ def assert_cache_equals_fresh(root: Path, scratch: Path) -> str:
         assert cached[name] == fresh[name], f"{name} differs after: {status}"
     assert report == fresh_report.to_dict()
     return status
+
+
+def assert_file_rows_current(root: Path, started: int) -> None:
+    """Every record file has its ``_cache_files`` row: its hash and stat as they are now, and racy when it was
+    written within ``scan.RACY_NS`` of ``started`` (the scan's clock); no row of a file that is gone."""
+    con = duckdb.connect(str(current_db(root)), read_only=True)
+    try:
+        rows = {r[0]: r[1:7] for r in con.execute(
+            "SELECT path, sha256, size, mtime_ns, ctime_ns, ino, racy FROM _cache_files").fetchall()}
+    finally:
+        con.close()
+    _, listed = current_stats(root, sorted(FOLDER_KINDS))
+    assert sorted(rows) == sorted(rel for rel, *_ in listed)
+    for rel, size, mtime, ctime, ino in listed:
+        sha, *stat, racy = rows[rel]
+        assert (sha, *stat) == (sha256_bytes((root / rel).read_bytes()), size, mtime, ctime, ino), rel
+        assert racy or max(mtime, ctime) < started - RACY_NS, rel
 
 
 def _write(root: Path, data: dict[str, Any]) -> None:
@@ -136,7 +162,7 @@ def apply(root: Path, op: str, target: str, other: str, value: float) -> None:
 
 
 IDS = st.sampled_from(["test-bench", "phys-a", "phys-b", "new-one", "new-two"])
-OPS = st.sampled_from(["write", "write", "physics", "duplicate", "contest", "break", "delete", "delete", "rename",
+OPS = st.sampled_from(["settle", "settle", "write", "write", "physics", "duplicate", "contest", "break", "delete", "delete", "rename",
                        "misplaced", "model-in-benchmarks", "same-id-elsewhere", "source", "waiver", "run", "run-secret",
                        "subfolder", "source-in-benchmarks", "reid", "touch", "waive-record-check"])
 STEPS = st.lists(st.tuples(OPS, IDS, IDS, st.floats(min_value=0.5, max_value=5e5, allow_nan=False)),
@@ -150,9 +176,12 @@ def test_the_cached_index_equals_a_fresh_build_after_any_edits(tmp_path_factory:
     base = tmp_path_factory.mktemp("cache")
     root = make_ledger(base / "ledger")
     assert assert_cache_equals_fresh(root, base / "s0").startswith("rebuilt")
+    clock = time.time_ns
     for i, (op, target, other, value) in enumerate(steps, 1):
+        if op == "settle":  # the clock stops past the racy window of every file written so far (not later ones)
+            clock = functools.partial(int, time.time_ns() + RACY_NS + 1)
         apply(root, op, target, other, value)
-        assert_cache_equals_fresh(root, base / f"s{i}")
+        assert_cache_equals_fresh(root, base / f"s{i}", clock)
 
 
 def test_a_record_of_another_kind_in_benchmarks_reaches_the_records_that_name_it(tmp_path: Path) -> None:
