@@ -43,3 +43,26 @@ def test_accuracy_script_scores_every_used_arm_and_its_page_is_fresh() -> None:
     assert halves["development"]["speedup_pairs"] + halves["sealed"]["speedup_pairs"] == result["speedup_pairs"]
     page = (ROOT / "docs" / "model-accuracy.md").read_text(encoding="utf-8")
     assert page == _script_module().render(result), "docs/model-accuracy.md is stale: run the script"
+
+
+def test_page_text_reads_items_paragraphs_and_refuses_a_miscounted_note(tmp_path: Path) -> None:
+    module = _script_module()
+    notes = tmp_path / "notes.md"
+    notes.write_text("# title\n\n<!-- a comment\n- not an item -->\n## method\n\n1. first note, wrapped\n   onto two "
+                     "lines\n2. second\n\n## halves\n\nRound 1 wrapped\nhere.\n\nRound 2.\n", encoding="utf-8")
+    assert module.page_text(notes) == {"method": ["first note, wrapped onto two lines", "second"],
+                                       "halves": ["Round 1 wrapped here.", "Round 2."]}
+    notes.write_text("## method\n\n1. first\n3. third\n", encoding="utf-8")
+    try:
+        module.page_text(notes)
+    except ValueError as e:
+        assert "item 3 where 2 was expected" in str(e)
+    else:
+        raise AssertionError("a note numbered out of order was read")
+
+
+def test_the_shipped_page_text_has_every_section_the_page_renders() -> None:
+    text = _script_module().page_text()
+    assert set(text) == {"method", "selection", "halves", "missed-harms", "decode-bias", "worst"}
+    assert all(text.values()) and len(text["method"]) >= 25
+    assert all(block == " ".join(block.split()) for blocks in text.values() for block in blocks)
