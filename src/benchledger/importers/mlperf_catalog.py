@@ -6,6 +6,7 @@ importer then uses the placeholder id or ``unknown`` with the stated text as the
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 MODELS: dict[str, str] = {
     "llama2-70b-99": "llama-2-70b", "llama2-70b-99.9": "llama-2-70b",
@@ -53,8 +54,28 @@ ACCELERATORS: dict[str, str] = {
     "Intel(R) Arc Pro(R) B70": "intel-arc-pro-b70",
 }
 """``accelerator_model_name`` exactly as written → accelerator id. ``(x87)``/``(x94)`` count the system's GPUs
-(the per-node count is ``accelerators_per_node``). A dual-GPU card, a mixed system, a power-capped part (its
+(the per-node count is ``accelerators_per_node``). A dual-GPU card (unless in ``BOARDS``), a mixed system, a power-capped part (its
 ceiling differs from the record's) or ``N/A`` (CPU only) is not mapped."""
+
+@dataclass(frozen=True)
+class Board:
+    """One board carrying ``gpus`` GPUs of one ledger accelerator, and the stored source that says so (``quote``)."""
+
+    accelerator: str
+    gpus: int
+    source: str
+    quote: str
+
+
+_B60_DUAL = Board("intel-arc-pro-b60", 2, "kekepower-arc-pro-b60-dual-48g-turbo",
+                  "Each Arc Pro B60 die carries 20 Xe cores, 20 RT units, and 24 GB of GDDR6 wired to a generous "
+                  "192\u2011bit bus for 456 GB/s of bandwidth. Intel\u2019s clever trick is to mount two of these dies "
+                  "on a single PCB")
+BOARDS: dict[str, Board] = {"[MAXSUN] MS-Intel Arc Pro B60 Dual 48G Turbo": _B60_DUAL,
+                            "MS-Intel Arc Pro B60 Dual 48G Turbo": _B60_DUAL}
+"""``accelerator_model_name`` exactly as written → a multi-GPU board: ``accelerators_per_node`` counts boards, so
+the system's GPU count is ``gpus × accelerators_per_node`` (``mlperf_system.SystemFile``), each GPU the board's
+``accelerator`` (MAXSUN's Arc Pro B60 Dual 48G Turbo: two 24 GB B60 GPUs; v5.1 and v6.0 Intel systems)."""
 
 ENGINES: tuple[tuple[str, str], ...] = (
     ("tensorrt-llm", "tensorrt-llm"), ("trt-llm", "tensorrt-llm"), ("sglang", "sglang"), ("vllm", "vllm"),
@@ -85,5 +106,5 @@ def engine_of(framework: str) -> str | None:
     return next((eid for name, eid in ENGINES if name in low), None)
 
 
-__all__ = ["ACCELERATORS", "ENGINES", "FORMATS", "LLM_BENCHMARK", "MODELS", "PRUNED_SYSTEM", "SAMPLE_METRIC_BENCHMARKS",
-           "engine_of", "model_of"]
+__all__ = ["ACCELERATORS", "BOARDS", "ENGINES", "FORMATS", "LLM_BENCHMARK", "MODELS", "PRUNED_SYSTEM", "SAMPLE_METRIC_BENCHMARKS",
+           "Board", "engine_of", "model_of"]

@@ -27,6 +27,7 @@ Mapping (foreign field → ledger field, or why not):
 | ``min_duration (ms)``, seeds, ``samples_per_query`` | not mapped (LoadGen run rules; in the stored file) |
 | benchmark folder (``mlperf_catalog.MODELS``); a system named ``…Pruned`` | ``subject.model``; a pruned system's model is the placeholder, the stated text saying why (``mlperf_catalog.model_of``) |
 | system ``accelerator_model_name`` | ``subject.accelerator`` via ``mlperf_catalog.ACCELERATORS`` (else placeholder) |
+| ``accelerator_model_name`` a multi-GPU board (``mlperf_catalog.BOARDS``) | ``subject.accelerator`` the board's GPU, ``accelerator_count`` derived: GPUs per board × ``accelerators_per_node`` (the board's source added to ``sources``) |
 | ``accelerators_per_node`` (one node) | ``subject.accelerator_count``; several nodes → ``unknown`` (a condition cannot carry the product) |
 | ``framework`` | ``subject.engine`` (``mlperf_catalog.engine_of``) and ``subject.engine_version`` (the whole text) |
 | ``host_processor_model_name`` | ``subject.host`` |
@@ -241,17 +242,32 @@ def _ref(ctx: ImportContext, kind: RecordKind, rid: str | None, stated: str) -> 
     return PLACEHOLDER_IDS[kind]
 
 
+def _board(ctx: ImportContext, part: str) -> tuple[catalog.Board | None, str]:
+    """The multi-GPU board ``part`` names (``mlperf_catalog.BOARDS``) when the target ledger holds its source, and
+    the stated text for an unmatched accelerator (naming the missing source when that is why)."""
+    stated = f"accelerator_model_name {part!r}"
+    board = catalog.BOARDS.get(part)
+    if board is None:
+        return None, stated
+    if board.source not in ctx.resolver.records:
+        return None, (f"{stated}, a board of {board.gpus} × {board.accelerator} per source {board.source}, which "
+                      "the target ledger lacks")
+    return board, stated
+
+
 def _record(snap: Snapshot, rnd: str, system: System, bench: str, runs: list[tuple[Run, SummaryLog]],
             sysfile: SystemFile, files: dict[str, StoredFile], source_id: str, ctx: ImportContext) -> Benchmark:
     formats = {rid for rid, r in ctx.resolver.records.items() if getattr(r, "kind", None) == "format"}
     arms = [_arm(run, log, bench, files, source_id, formats) for run, log in runs]
     model, stated_model = catalog.model_of(bench, system.name)
+    part = sysfile.get("accelerator_model_name")
+    board, stated_part = _board(ctx, part)
     subject = Subject(model=_ref(ctx, "model", model, stated_model),
                       engine=_ref(ctx, "engine", catalog.engine_of(sysfile.get("framework")),
                                   f"framework {sysfile.get('framework')!r}"),
-                      accelerator=_ref(ctx, "accelerator", catalog.ACCELERATORS.get(sysfile.get("accelerator_model_name")),
-                                       f"accelerator_model_name {sysfile.get('accelerator_model_name')!r}"))
-    sysfile.fill_subject(subject)
+                      accelerator=_ref(ctx, "accelerator", board.accelerator if board else
+                                       catalog.ACCELERATORS.get(part), stated_part))
+    sysfile.fill_subject(subject, board)
     workload = Workload()
     per_w = hoist_shared(arms, workload, "workload")
     per_s = hoist_shared(arms, subject, "subject")
@@ -272,7 +288,8 @@ def _record(snap: Snapshot, rnd: str, system: System, bench: str, runs: list[tup
                      system.submitter, system.name, bench),
         title=f"MLPerf Inference {rnd} {system.division}: {system.submitter} {system.name}, {bench} "
               f"({', '.join(a.name for a in arms)})",
-        measured_by="vendor", subject=subject, workload=workload, arms=arms, sources=[source_id],
+        measured_by="vendor", subject=subject, workload=workload, arms=arms,
+        sources=[source_id] + ([board.source] if board else []),
         history=[_created(ctx, "bulk import of the MLPerf results repository")], body=body)
 
 

@@ -1,5 +1,7 @@
 """An MLPerf system description (``systems/<system>.json``) and measurements JSON: fields with their lines.
 
+A system of multi-GPU boards (``mlperf_catalog.BOARDS``) counts GPUs, not boards: ``gpus × accelerators_per_node``,
+a derived condition whose note quotes the system's lines and the board's source.
 Each condition taken from these files is quoted with its own line (``"framework": "vLLM 0.5.2",``); a field that
 is not on a line of its own cannot be quoted and becomes ``unknown`` with the reason.
 A measurements file that states a full-precision ``weight_data_types`` and a ``weight_transformations`` naming
@@ -16,7 +18,7 @@ from benchledger.errors import ImportFormatError
 from benchledger.importers import mlperf_catalog as catalog
 from benchledger.importers.common import known
 from benchledger.importers.git_snapshot import StoredFile
-from benchledger.schema import Subject, SubjectOverride, Unknown
+from benchledger.schema import Known, Subject, SubjectOverride, Unknown
 from benchledger.schema.provenance import Condition
 
 FULL_PRECISION = ("fp16", "bf16", "fp32")
@@ -60,7 +62,9 @@ class JsonFile:
 class SystemFile(JsonFile):
     """``systems/<system>.json``: host, accelerators, framework."""
 
-    def fill_subject(self, subject: Subject) -> None:
+    def fill_subject(self, subject: Subject, board: catalog.Board | None = None) -> None:
+        """Engine version, host and accelerator count; ``board``: the ``mlperf_catalog.BOARDS`` entry of the
+        system's ``accelerator_model_name``, when the target ledger holds its source."""
         framework = self.get("framework")
         if framework:
             subject.engine_version = self.condition("framework", framework, note="MLPerf `framework` field")
@@ -68,21 +72,37 @@ class SystemFile(JsonFile):
         if host:
             subject.host = self.condition("host_processor_model_name", host,
                                           note=f"host_processors_per_node {self.get('host_processors_per_node')}")
-        subject.accelerator_count = self._count()
+        subject.accelerator_count = self._count(board)
 
-    def _count(self) -> Condition:
+    def _count(self, board: catalog.Board | None) -> Condition:
         per_node, nodes = self.get("accelerators_per_node"), self.get("number_of_nodes") or "1"
         name = self.get("accelerator_model_name")
         if not per_node.isdigit() or int(per_node) == 0:
             return Unknown(unknown="unchecked", note=f"accelerators_per_node {per_node!r} "
                            f"(accelerator {name!r}): no accelerator count")
-        if name not in catalog.ACCELERATORS:
+        if name not in catalog.ACCELERATORS and board is None:
             return Unknown(unknown="unchecked", note=f"{per_node} × {name!r} per node: the part is not one "
                            "ledger accelerator (a dual-GPU card, a mixed system, or unmatched)")
         if nodes != "1":
             return Unknown(unknown="unchecked", note=f"accelerators_per_node {per_node} × number_of_nodes "
                            f"{nodes}: a product, which a quoted condition cannot state")
+        if board is not None:
+            return self._board_count(board, int(per_node))
         return self.condition("accelerators_per_node", int(per_node), note="number_of_nodes 1")
+
+    def _board_count(self, board: catalog.Board, per_node: int) -> Condition:
+        """``board.gpus × accelerators_per_node`` GPUs: both system lines quoted verbatim in the note with the
+        board source's text (a condition's quote must hold its number, and no one line states the product)."""
+        lines = [self.quote(key) for key in ("accelerator_model_name", "accelerators_per_node", "number_of_nodes")]
+        if None in lines:
+            return Unknown(unknown="unchecked", note=f"{per_node} × {self.get('accelerator_model_name')!r} per node "
+                           f"(a board of {board.gpus} GPUs): a field is not on a line of its own in {self.path}")
+        count = board.gpus * per_node
+        return Known(value=count, source=self.source_id,
+                     note=f"derived: GPUs per board × accelerators_per_node = {board.gpus} × {per_node} = {count} "
+                     f"(mlperf_catalog.BOARDS); the system description states {lines[0]!r}, {lines[1]!r} and "
+                     f"{lines[2]!r}; {board.gpus} {board.accelerator} GPUs per board: source {board.source} "
+                     f"{board.quote!r}")
 
 
 def weights_condition(file: StoredFile, source_id: str, formats: set[str]) -> SubjectOverride:

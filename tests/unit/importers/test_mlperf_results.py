@@ -268,3 +268,62 @@ def test_a_pruned_system_does_not_claim_the_benchmarks_model(fixtures: Path, tmp
     assert isinstance(record.subject.weights, Unknown)
     assert record.subject.weights.note == CONTRADICTED.format("'fp16'", "'quantization, affine fusion'")
     assert audit_errors(ledger_dir) == []
+
+
+def _b60_dual(fixtures: Path, tmp_path: Path, ledger_dir: Path, *, board_source: bool) -> Benchmark:
+    """Import Intel's verbatim v5.1 ``1-node-4x-BMG-Pro-B60-Dual`` files into a ledger holding the B60 (and, when
+    ``board_source``, the bundled source saying the board carries two of them)."""
+    root = tmp_path / "b60dual"
+    shutil.copytree(fixtures / "mlperf_results_b60dual", root)
+    for args in (("init", "-q"), ("config", "core.autocrlf", "false"), ("remote", "add", "origin",
+                 "https://github.com/mlcommons/inference_results_v5.1.git"), ("add", "-A"), ("commit", "-q", "-m", "r")):
+        _git(root, *args)
+    u = Unknown(unknown="unchecked", note="test reference")
+    write_record(ledger_dir, ModelArch(kind="model", id="llama-3.1-8b", title="m", name="m", hidden_size=u,
+                                       layers_full_attention=u, num_heads=u, num_kv_heads=u, head_dim=u,
+                                       vocab_size=u, params_total=u))
+    write_record(ledger_dir, Engine(kind="engine", id="vllm", title="v", name="v"))
+    write_record(ledger_dir, Accelerator(kind="accelerator", id="intel-arc-pro-b60", title="B60", name="B60",
+                                         vendor="Intel", memory_gb=u, memory_bandwidth_gbs=u))
+    if board_source:
+        write_record(ledger_dir, Ledger.load(None).get(BOARD_SOURCE))
+    import_files("mlperf-results", [root], ledger_dir, options())
+    (record,) = _benchmarks(ledger_dir).values()
+    return record
+
+
+BOARD_SOURCE = "kekepower-arc-pro-b60-dual-48g-turbo"
+
+
+def test_a_dual_gpu_board_counts_its_gpus(fixtures: Path, tmp_path: Path, ledger_dir: Path) -> None:
+    """``"accelerators_per_node": "4"`` of ``[MAXSUN] MS-Intel Arc Pro B60 Dual 48G Turbo`` boards is 8 Arc Pro B60
+    GPUs (a board carries two, per the stored board source): the record names the B60, a count of 8 derived with
+    the system's lines quoted, and lists the board source. Before 2026-12-02: the placeholder accelerator and an
+    unknown count."""
+    record = _b60_dual(fixtures, tmp_path, ledger_dir, board_source=True)
+    assert record.subject.accelerator == "intel-arc-pro-b60"
+    count = record.subject.accelerator_count
+    assert isinstance(count, Known) and count.value == 8 and count.quote is None
+    assert count.source == record.sources[0] and record.sources[1:] == [BOARD_SOURCE]
+    assert count.note.startswith("derived: GPUs per board × accelerators_per_node = 2 × 4 = 8 (mlperf_catalog.BOARDS)")
+    system = Path(fixtures / "mlperf_results_b60dual/closed/Intel/systems/1-node-4x-BMG-Pro-B60-Dual.json").read_text()
+    for line in ('"accelerators_per_node": "4",', '"accelerator_model_name": "[MAXSUN] MS-Intel Arc Pro B60 Dual 48G '
+                 'Turbo",', '"number_of_nodes": "1",'):
+        assert line in [ln.strip() for ln in system.splitlines()], line  # verbatim lines of the stored file
+        assert repr(line) in count.note, line
+    board = Ledger.load(ledger_dir).get(BOARD_SOURCE)
+    assert isinstance(board, Source)
+    quote = count.note.split(f"source {BOARD_SOURCE} ", 1)[1]
+    assert quote.startswith("'Each Arc Pro B60 die carries") and quote.strip("'") in board.body
+    assert "not yet matched" not in record.body
+    assert audit_errors(ledger_dir) == []
+
+
+def test_a_dual_gpu_board_without_its_source_stays_unmatched(fixtures: Path, tmp_path: Path,
+                                                               ledger_dir: Path) -> None:
+    """A target ledger without the board's source: no GPU count is claimed; the body says which source is missing."""
+    record = _b60_dual(fixtures, tmp_path, ledger_dir, board_source=False)
+    assert record.subject.accelerator == "unknown-accelerator"
+    assert isinstance(record.subject.accelerator_count, Unknown)
+    assert f"a board of 2 × intel-arc-pro-b60 per source {BOARD_SOURCE}, which the target ledger lacks" in record.body
+    assert record.sources == record.sources[:1]

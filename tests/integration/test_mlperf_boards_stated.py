@@ -1,0 +1,46 @@
+"""The bundled ledger's MLPerf records of multi-GPU boards count GPUs: every record whose stored system description
+names a board of ``mlperf_catalog.BOARDS`` holds the board's accelerator and the count a re-import gives from that
+very file (``gpus × accelerators_per_node``, derived, its note quoting the file's lines and the board source's
+text), and lists the board source (applied to the records on 2026-12-02; before, the placeholder accelerator and an
+unknown count)."""
+
+from __future__ import annotations
+
+from benchledger.importers import mlperf_catalog as catalog
+from benchledger.importers.git_snapshot import StoredFile
+from benchledger.importers.mlperf_system import SystemFile
+from benchledger.importers.stored_files import stored_files
+from benchledger.ledger.store import Ledger
+from benchledger.schema import Benchmark, Known, Source, Subject
+
+
+def test_mlperf_records_of_multi_gpu_boards_count_their_gpus() -> None:
+    ledger = Ledger.load(None)
+    boards = 0
+    for record in ledger.typed("benchmark", Benchmark):
+        if not record.history or "mlperf-results" not in record.history[0].change:
+            continue
+        source = ledger.get(record.sources[0])
+        assert isinstance(source, Source)
+        (block,) = [b for path, b in stored_files(source.body).items() if "/systems/" in path]
+        assert block.intact, block.path
+        sysfile = SystemFile(StoredFile(block.path, block.blob, block.text.encode()), source.id)
+        board = catalog.BOARDS.get(sysfile.get("accelerator_model_name"))
+        if board is None:
+            continue
+        boards += 1
+        expected = Subject(model="m", engine="e", accelerator="a")
+        sysfile.fill_subject(expected, board)
+        count = record.subject.accelerator_count
+        assert record.subject.accelerator == board.accelerator, record.id
+        assert isinstance(count, Known) and count == expected.accelerator_count, (record.id, count)
+        assert count.value == board.gpus * int(sysfile.get("accelerators_per_node")), record.id
+        assert board.source in record.sources, record.id
+        stated = ledger.get(board.source)
+        assert isinstance(stated, Source) and board.quote in stated.body
+        lines = {ln.strip() for ln in block.text.splitlines()}
+        for key in ("accelerator_model_name", "accelerators_per_node", "number_of_nodes"):
+            quote = sysfile.quote(key)
+            assert quote in lines and repr(quote) in count.note, (record.id, key)
+    # Intel's v5.1 1x/4x and v6.0 4x "BMG-Pro-B60-Dual" systems: 6 records
+    assert boards >= 6
