@@ -27,7 +27,7 @@ Mapping (foreign field → ledger field, or why not):
 | ``min_duration (ms)``, seeds, ``samples_per_query`` | not mapped (LoadGen run rules; in the stored file) |
 | benchmark folder (``mlperf_catalog.MODELS``); a system named ``…Pruned`` | ``subject.model``; a pruned system's model is the placeholder, the stated text saying why (``mlperf_catalog.model_of``) |
 | system ``accelerator_model_name`` | ``subject.accelerator`` via ``mlperf_catalog.ACCELERATORS`` (else placeholder) |
-| ``accelerator_model_name`` a multi-GPU board (``mlperf_catalog.BOARDS``) | ``subject.accelerator`` the board's GPU, ``accelerator_count`` derived: GPUs per board × ``accelerators_per_node`` (the board's source added to ``sources``) |
+| ``accelerator_model_name`` a multi-GPU board (``mlperf_catalog.BOARDS``) | ``subject.accelerator`` the board's GPU, ``accelerator_count`` derived: GPUs per board × ``accelerators_per_node``, the note naming the board's source (reference data, not listed in ``sources``: it would join unrelated campaigns, ``perfmodel/campaigns.py``) |
 | ``accelerators_per_node`` (one node) | ``subject.accelerator_count``; several nodes → ``unknown`` (a condition cannot carry the product) |
 | ``framework`` | ``subject.engine`` (``mlperf_catalog.engine_of``) and ``subject.engine_version`` (the whole text) |
 | ``host_processor_model_name`` | ``subject.host`` |
@@ -288,8 +288,7 @@ def _record(snap: Snapshot, rnd: str, system: System, bench: str, runs: list[tup
                      system.submitter, system.name, bench),
         title=f"MLPerf Inference {rnd} {system.division}: {system.submitter} {system.name}, {bench} "
               f"({', '.join(a.name for a in arms)})",
-        measured_by="vendor", subject=subject, workload=workload, arms=arms,
-        sources=[source_id] + ([board.source] if board else []),
+        measured_by="vendor", subject=subject, workload=workload, arms=arms, sources=[source_id],
         history=[_created(ctx, "bulk import of the MLPerf results repository")], body=body)
 
 
