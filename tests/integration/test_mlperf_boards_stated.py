@@ -9,20 +9,16 @@ from __future__ import annotations
 from benchledger.importers import mlperf_catalog as catalog
 from benchledger.importers.git_snapshot import StoredFile
 from benchledger.importers.mlperf_system import SystemFile
-from benchledger.importers.stored_files import stored_files
 from benchledger.ledger.store import Ledger
 from benchledger.schema import Benchmark, Known, Source, Subject
+from mlperf_bundled import imported_mlperf_records
 
 
 def test_mlperf_records_of_multi_gpu_boards_count_their_gpus() -> None:
     ledger = Ledger.load(None)
     boards = 0
-    for record in ledger.typed("benchmark", Benchmark):
-        if not record.history or "mlperf-results" not in record.history[0].change:
-            continue
-        source = ledger.get(record.sources[0])
-        assert isinstance(source, Source)
-        (block,) = [b for path, b in stored_files(source.body).items() if "/systems/" in path]
+    for record, source, files in imported_mlperf_records(ledger):
+        (block,) = [b for path, b in files.items() if "/systems/" in path]
         assert block.intact, block.path
         sysfile = SystemFile(StoredFile(block.path, block.blob, block.text.encode()), source.id)
         board = catalog.BOARDS.get(sysfile.get("accelerator_model_name"))

@@ -7,20 +7,15 @@ from __future__ import annotations
 
 from benchledger.importers.git_snapshot import StoredFile
 from benchledger.importers.mlperf_system import JsonFile, quantized_note
-from benchledger.importers.stored_files import stored_files
 from benchledger.ledger.store import Ledger
-from benchledger.schema import Benchmark, Known, Source, Unknown
+from benchledger.schema import Benchmark, Known, Unknown
+from mlperf_bundled import imported_mlperf_records
 
 
 def test_no_mlperf_arm_states_a_format_its_measurements_file_contradicts() -> None:
     ledger = Ledger.load(None)
     contradicted = 0
-    for record in ledger.typed("benchmark", Benchmark):
-        if not record.history or "mlperf-results" not in record.history[0].change:
-            continue
-        source = ledger.get(record.sources[0])
-        assert isinstance(source, Source)
-        files = stored_files(source.body)
+    for record, source, files in imported_mlperf_records(ledger):
         for arm in record.arms:
             if "; weights from " not in arm.note:
                 continue
