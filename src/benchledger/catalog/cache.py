@@ -39,6 +39,7 @@ from benchledger.catalog.scan import (
     scan_files,
 )
 from benchledger.ledger.atomic import atomic_write_text
+from benchledger.ledger.collector import gc_paused
 from benchledger.ledger.location import CACHE_FOLDER, resolve_ledger_dir
 from benchledger.ledger.sql import quote_identifier, sql_text
 
@@ -123,8 +124,16 @@ def open_index(ledger_dir: Path | str | None = None, *, cache: bool = True, rebu
 
     ``cache=False`` builds a fresh index in memory and leaves the cache alone. ``clock`` (ns since the epoch)
     dates the scan: a file changed within ``scan.RACY_NS`` of it is hashed again next time. A rebuild runs in
-    ``jobs`` worker processes (None: ``workers.default_jobs()``).
+    ``jobs`` worker processes (None: ``workers.default_jobs()``). The cyclic GC is paused meanwhile: an update
+    imports the schema, the audit and the physics model and reads a row per record file, and a collection
+    would rescan them all again and again (``ledger/collector.py``).
     """
+    with gc_paused():
+        return _open_index(ledger_dir, cache, rebuild, clock, jobs)
+
+
+def _open_index(ledger_dir: Path | str | None, cache: bool, rebuild: bool, clock: Callable[[], int],
+                jobs: int | None) -> Index:
     root = resolve_ledger_dir(ledger_dir).resolve()
     if not cache:
         return _uncached(root, "built without cache (--no-cache)")

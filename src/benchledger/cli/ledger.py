@@ -85,9 +85,13 @@ NoCacheOption = typer.Option(False, "--no-cache", help="Build a fresh index in m
 def _index(ledger: Path | None, no_cache: bool, *, full: bool = False,  # type: ignore[no-untyped-def]
            report_failures: bool = True):
     """The ledger's index; says on stderr how many files failed to load (and so are left out of every answer)."""
-    from benchledger.catalog.cache import open_index
+    from benchledger.ledger.collector import freeze_for_process, gc_paused
 
-    index = open_index(ledger, cache=not no_cache, rebuild=full)
+    with gc_paused():  # (DuckDB's modules too: a collection during their import would find nothing to free)
+        from benchledger.catalog.cache import open_index
+
+        index = open_index(ledger, cache=not no_cache, rebuild=full)
+    freeze_for_process()  # a CLI process is short-lived: no collection (at exit neither) rescans what it loaded
     failed = index.load_failures() if report_failures else []
     if failed:
         console(stderr=True).print(f"warning: {len(failed)} of {index.records_checked} files failed to load and are "
@@ -165,14 +169,15 @@ def query(
     no_cache: bool = NoCacheOption,
 ) -> None:
     """Run SQL against the index of the ledger (kept up to date in <ledger>/.benchledger-cache/)."""
-    from benchledger.ledger.sql import query as run_query
-
     if db is not None:
         from benchledger.catalog.build import build_catalog
 
         con = build_catalog(load(ledger), db)
     else:
         con = _index(ledger, no_cache).con
+    # (imported after the index: DuckDB is then imported while the GC is paused, ``_index``)
+    from benchledger.ledger.sql import query as run_query
+
     columns, rows = run_query(con, sql)
     if output is QueryFormat.csv:
         typer.echo(csv_text(columns, rows), nl=False)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
 from benchledger.errors import LedgerError, RecordError
+from benchledger.ledger.collector import freeze_for_process, gc_paused
 from benchledger.ledger.io import identity_problems, load_record_bytes, read_record_bytes
 from benchledger.ledger.paths import (
     iter_record_files,
@@ -114,28 +113,6 @@ def misplaced_file_errors(root: Path, found: Iterable[Path] | None = None) -> li
     return [RecordError(path, None, "", f"records are read only from {path.relative_to(root).parts[0]}/ itself, "
                         "not from its sub-folders: this file is not loaded (move it up)", code="files.in-subfolder")
             for path in (misplaced_files(root) if found is None else found)]
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC while building many small objects (it would rescan them over and over)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def freeze_for_process() -> None:
-    """Move every object alive now out of the cyclic collector's reach (``gc.freeze``).
-
-    For short-lived processes (the CLI) after loading a big ledger: otherwise the collector rescans every record
-    on each full collection, which makes audit + index grow faster than linearly. Frozen objects are still freed
-    by reference counting. Library code never calls this; it is a process-wide policy.
-    """
-    gc.freeze()
 
 
 __all__ = ["Ledger", "freeze_for_process", "gc_paused", "misplaced_file_errors"]
