@@ -87,7 +87,7 @@ def _index(ledger: Path | None, no_cache: bool, *, full: bool = False,  # type: 
     """The ledger's index; says on stderr how many files failed to load (and so are left out of every answer)."""
     from benchledger.ledger.collector import freeze_for_process, gc_paused
 
-    with gc_paused():  # (DuckDB's modules too: a collection during their import would find nothing to free)
+    with gc_paused():  # (DuckDB is imported inside the pause too: ``query`` imports it only after this)
         from benchledger.catalog.cache import open_index
 
         index = open_index(ledger, cache=not no_cache, rebuild=full)
