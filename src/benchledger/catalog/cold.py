@@ -2,15 +2,16 @@
 
 A large ledger is built side by side (``workers.py``): this process parses the records outside
 ``benchmarks/`` (the context every check may read), then each of ``jobs`` processes — this one and
-``jobs - 1`` forked workers — claims runs of the benchmark files one at a time (``_chunks``, in name order;
-this process from the first, the workers from the last: ``workers.Claims``, so the faster builds more),
+``jobs - 1`` forked workers — claims runs of the benchmark files one at a time (``_chunks``, in name order,
+each the first left: ``workers.Claims``, so the faster builds more),
 parses them and, over its records plus the context, runs the ``record`` checks, the ``split`` checks' facts
 and the table producers for its records alone, writing the rows to files (``ledger.index.write_rows``; the
 ``record`` checks' findings and the ``split`` facts as the rows of ``_cache_findings`` and ``_cache_facts``)
 — what ``refresh._apply`` does for changed files. This process also does the same for the context records
-and lists the files in sub-folders while the workers run (its own runs need no copy sent back); a thread
-loads each part's rows into the new database while the rest is built (``loading.py``), in name order
-whoever built them (the context, this process's runs, the workers' runs). Then it combines: the
+and lists the files in sub-folders while the workers run (its own runs need no copy sent back; a worker
+sends each of its parts back as soon as it is built); a thread loads the rows into the new database while
+the rest is built (``loading.py``), in name order whoever built them: the context, then the runs in groups
+(``RUNS_PER_LOAD``), each once all its runs are built. Then it combines: the
 ``split`` findings from every record's facts, the ``files`` findings from every file that failed to load,
 the ``runs`` checks. The result is what one process gives (``serial_build``) for any number of workers
 (tests/integration/test_index_cold.py). A ledger where that would not hold — an id used twice, a record
@@ -21,7 +22,7 @@ process (the rows loaded so far are discarded), and so is a small one (``MIN_PAR
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,7 @@ from benchledger.audit.finding import Finding
 from benchledger.catalog import checking
 from benchledger.catalog.cachetables import FACT_COLUMNS, FILE_COLUMNS, LOCAL_COLUMNS, fact_rows, local_rows
 from benchledger.catalog.entries import Entry, load_entry
-from benchledger.catalog.loading import Loading, RowLoader
+from benchledger.catalog.loading import Arrivals, Loading, RowLoader
 from benchledger.catalog.scan import FileStat
 from benchledger.catalog.tables import EFFICIENCY_COLUMNS, efficiency_rows, efficiency_table_rows
 from benchledger.catalog.workers import Claims, ForkedCalls
@@ -50,9 +51,10 @@ are built by at most one process per half as many."""
 CHUNKS = 32
 """The benchmark files are split into this many runs, claimed one at a time (``workers.Claims``): whichever
 process is faster builds more of them, and no process waits long for the last."""
-LOADS_PER_BUILD = 4
-"""This process hands its runs' rows to be loaded once they make up this share of the benchmark files (each
-load has a fixed cost; the rows of a run loaded alone cost about three times as much)."""
+RUNS_PER_LOAD = 4
+"""The runs' rows are loaded this many consecutive runs at a time, each group once all its runs are built,
+whoever built them: the last load, alone after the build, has one group's rows (each load also has a fixed
+cost, ~60 ms, and the rows of a run loaded alone cost about three times as much)."""
 
 
 @dataclass
@@ -140,35 +142,32 @@ def _splittable() -> bool:
 
 def _parallel_build(root: Path, files: dict[str, FileStat], benchmarks: list[tuple[str, FileStat]],
                     workdir: Path, workers: int, rows: RowLoader | None) -> ColdBuild | None:
-    """This process builds the context, then the runs it claims from the first, the workers those they claim
-    from the last. The rows of each part are loaded (``rows``) while the rest is built, in the runs' order
-    whatever the timing: the context, each of this process's runs, then every worker's (once all are done)."""
+    """This process builds the context, then it and the workers each build the first run left, until none is
+    left. The rows of each part are loaded (``rows``) while the rest is built, in the runs' order whatever the
+    timing: the context, then each group of ``RUNS_PER_LOAD`` runs once they are all built."""
     chosen = {rel for rel, _ in benchmarks}
     context = Ledger(root=root)
     context_entries = [load_entry(root, rel, stat, context) for rel, stat in files.items() if rel not in chosen]
     chunks = _chunks(benchmarks)
     reference = _Reference(Excerpts(context), CeilingInputs(context))
     claims = Claims(len(chunks), workdir / "claims.lock")
-    calls: list[Callable[[], list[tuple[int, _Part]]]] = [
+    calls: list[Callable[[], Iterator[tuple[int, _Part]]]] = [
         functools.partial(_claimed_parts, root, context, reference, chunks, claims, workdir)
         for _ in range(workers - 1)]
     load = rows.load if rows is not None else _no_load
+    interrupt = rows.interrupt if rows is not None else _no_interrupt
     build_models()  # once here, not once per worker: the forked workers share them
-    # (on an exception the workers end first, then the loads: a load waiting for a worker is not waited for)
-    with claims, Loading(_tables_of, load, rows.interrupt if rows is not None else _no_interrupt) as loading, \
-            ForkedCalls(calls) as forked:
+    # (on an exception the parts stop arriving first, then the workers end, then the loads)
+    with claims, Loading(_tables_of, load, interrupt) as loading, ForkedCalls(calls) as forked, \
+            Arrivals[_Part](forked) as arrivals:
         misplaced = misplaced_files(root)
         context_part = _context_part(root, context, reference, context_entries, workdir)
         loading.put(functools.partial(_given, context_part))
-        built: list[_Part] = []  # loaded a few runs at a time while the next are built (a load costs ~60 ms)
+        for start in range(0, len(chunks), RUNS_PER_LOAD):  # each group loaded once all its runs are built
+            group = range(start, min(start + RUNS_PER_LOAD, len(chunks)))
+            loading.put(functools.partial(_arrived, arrivals, group))
         while (i := claims.first()) is not None:
-            built.append(_chunk_part(root, context, reference, chunks[i], workdir, f"chunk{i}"))
-            if sum(len(part.entries) for part in built) * LOADS_PER_BUILD >= len(benchmarks):
-                loading.put(functools.partial(_merged, built))
-                built = []
-        if built:
-            loading.put(functools.partial(_merged, built))
-        loading.put(functools.partial(_workers_part, forked))  # the rest, once every worker is done
+            arrivals.add(i, _chunk_part(root, context, reference, chunks[i], workdir, f"chunk{i}"))
         parts = loading.finish()
     entries_by_path = {e.stat.path: e for part in parts for e in part.entries}
     entries = {rel: entries_by_path[rel] for rel in files}
@@ -197,16 +196,16 @@ def _chunks(benchmarks: list[tuple[str, FileStat]]) -> list[list[tuple[str, File
 
 
 def _claimed_parts(root: Path, context: Ledger, reference: _Reference, chunks: list[list[tuple[str, FileStat]]],
-                   claims: Claims, workdir: Path) -> list[tuple[int, _Part]]:
-    """A worker's parts: each run it claims, the last left first (this process claims from the first)."""
-    return [(i, _chunk_part(root, context, reference, chunks[i], workdir, f"chunk{i}"))
-            for i in iter(claims.last, None)]
+                   claims: Claims, workdir: Path) -> Iterator[tuple[int, _Part]]:
+    """A worker's parts, each sent back as soon as it is built: each run it claims, the first left first
+    (as this process claims)."""
+    for i in iter(claims.first, None):
+        yield i, _chunk_part(root, context, reference, chunks[i], workdir, f"chunk{i}")
 
 
-def _workers_part(forked: ForkedCalls) -> _Part:
-    """Every worker's parts as one, in the runs' order (the runs after this process's)."""
-    claimed = sorted((pair for result in forked.results() for pair in result), key=lambda pair: pair[0])
-    return _merged([part for _, part in claimed])
+def _arrived(arrivals: Arrivals[_Part], group: range) -> _Part:
+    """The parts of these runs as one, once each is built (by this process or a worker)."""
+    return _merged(arrivals.take(group))
 
 
 def _merged(parts: list[_Part]) -> _Part:

@@ -5,19 +5,26 @@ build (``cold.py``: the context records, this process's runs a few at a time, th
 this process parses and checks the next part and the workers run theirs. Parts are loaded in the order they are handed
 over, whatever order they are ready in, so the tables' row order is the same in every build. ``RowLoader``
 connects on the first part, after the workers are forked (no child starts with an open database).
+``Arrivals`` gathers the runs' parts as they are made, by this process or sent by a worker, so that the
+loading thread loads each group of runs as soon as all of them are there (not every worker's runs at the
+end, after the last).
 """
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from multiprocessing.connection import wait
 from pathlib import Path
 from types import TracebackType
 from typing import Generic, TypeVar
 
 import duckdb
 
+from benchledger.catalog.workers import ForkedCalls
+from benchledger.errors import LedgerError
 from benchledger.ledger.index import Columns, RowsFile, create_table, insert_files
 
 Part = TypeVar("Part")
@@ -133,4 +140,69 @@ class Loading(Generic[Part]):
                 self._error = exc
 
 
-__all__ = ["Loading", "RowLoader"]
+class Arrivals(Generic[Part]):
+    """Numbered parts as they are made: by this process (``add``) or by the workers of ``forked``, each of
+    whose calls yields ``(number, part)`` pairs, received by a thread as soon as they are sent (a worker never
+    waits for a load to send its next part). ``take(numbers)`` (in the loading thread) waits until the parts
+    of those numbers are all there and gives them in that order; a worker's failure is raised there.
+
+    A context manager, entered once the workers are forked: leaving it ends the receiving thread and makes a
+    ``take`` waiting, or any later, raise ``LedgerError`` (the loading thread never waits for a part that
+    will not come)."""
+
+    def __init__(self, forked: ForkedCalls) -> None:
+        self._forked = forked
+        self._parts: dict[int, Part] = {}
+        self._changed = threading.Condition()
+        self._error: BaseException | None = None
+        self._closed = False
+        self._wake_read, self._wake_write = os.pipe()
+        self._thread = threading.Thread(target=self._receive, name="benchledger-index-parts", daemon=True)
+
+    def __enter__(self) -> Arrivals[Part]:
+        self._thread.start()
+        return self
+
+    def add(self, number: int, part: Part) -> None:
+        with self._changed:
+            self._parts[number] = part
+            self._changed.notify_all()
+
+    def take(self, numbers: Iterable[int]) -> list[Part]:
+        wanted = list(numbers)
+        with self._changed:
+            while not all(n in self._parts for n in wanted):
+                if self._error is not None:
+                    raise self._error
+                if self._closed:
+                    raise LedgerError("the index build was abandoned before every part was made")
+                self._changed.wait()
+            return [self._parts.pop(n) for n in wanted]
+
+    def _receive(self) -> None:
+        try:
+            while receivers := self._forked.receivers():
+                ready = wait([self._wake_read, *receivers])
+                if self._wake_read in ready:
+                    return
+                for receiver in ready:
+                    more, item = self._forked.receive(receivers[receiver])  # type: ignore[index]
+                    if more:
+                        self.add(*item)
+        except BaseException as exc:  # raised by take() in the loading thread
+            with self._changed:
+                self._error = exc
+                self._changed.notify_all()
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        with self._changed:
+            self._closed = True
+            self._changed.notify_all()
+        os.write(self._wake_write, b"x")
+        self._thread.join()
+        os.close(self._wake_read)
+        os.close(self._wake_write)
+
+
+__all__ = ["Arrivals", "Loading", "RowLoader"]

@@ -5,8 +5,10 @@ copying them through a pipe) and sends back one plain, picklable result. ``Forke
 manager: on leaving it — normally, on an exception, on Ctrl-C — every child still running is terminated
 and reaped, so none outlives the command; one whose parent is killed is ended by the kernel. The children
 ignore SIGINT (a terminal's Ctrl-C reaches the whole process group): the parent alone decides, and ends
-them. A child that raises sends its exception back and the parent raises it; one that dies without a
-result is a ``LedgerError`` naming its exit status. Forking is used only where it is safe and cheap
+them. A call that returns an iterator (a generator) sends each item as it is made: ``receive(i)`` gives
+them one by one while the child still runs (``results()`` gives the list of them). A child that raises
+sends its exception back and the parent raises it; one that dies without a result is a ``LedgerError``
+naming its exit status. Forking is used only where it is safe and cheap
 (Linux); ``fork_available`` says whether it is.
 
 Every object alive at the fork is frozen (``gc.freeze``) first, as the ``gc`` documentation advises for
@@ -28,7 +30,7 @@ import signal
 import struct
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -119,32 +121,55 @@ class ForkedCalls:
         return [child.pid for child, _ in self._children if child.pid is not None]
 
     def results(self) -> list[Any]:
-        """Every call's result in order; the first failure (an exception, a child that died) is raised."""
+        """Every call's result in order (a generator's: the list of its items); the first failure (an
+        exception, a child that died) is raised."""
         results: list[Any] = [None] * len(self._children)
+        items: list[list[Any]] = [[] for _ in self._children]
         pending = {receiver: i for i, (_, receiver) in enumerate(self._children)}
         while pending:
             for receiver in wait(list(pending)):
-                i = pending.pop(receiver)  # type: ignore[call-overload]
-                results[i] = self._receive(i)
+                i = pending[receiver]  # type: ignore[index]
+                more, value = self.receive(i)
+                if more:
+                    items[i].append(value)
+                else:
+                    del pending[receiver]  # type: ignore[arg-type]
+                    results[i] = items[i] if isinstance(value, _ItemsSent) else value
         return results
 
     def result(self, i: int) -> Any:
         """The result of call ``i`` once it is there (each call's result is received once: by this or by
         ``results()``); its failure is raised."""
-        return self._receive(i)
+        items = []
+        while True:
+            more, value = self.receive(i)
+            if not more:
+                return items if isinstance(value, _ItemsSent) else value
+            items.append(value)
 
-    def _receive(self, i: int) -> Any:
+    def receivers(self) -> dict[Connection, int]:
+        """The pipe of each call still sending (to ``multiprocessing.connection.wait`` on) → the call's number."""
+        return {receiver: i for i, (_, receiver) in enumerate(self._children) if not receiver.closed}
+
+    def receive(self, i: int) -> tuple[bool, Any]:
+        """The next message of call ``i``: ``(True, item)`` (a generator's item; more follow) or ``(False,
+        result)`` (its last; an ``_ItemsSent`` after a generator's items); its failure is raised."""
         child, receiver = self._children[i]
         try:
             ok, value = receiver.recv()
         except EOFError:
+            receiver.close()
             child.join()
             raise LedgerError(f"an index worker process (pid {child.pid}) exited with status {child.exitcode} "
                               f"before it finished; {JOBS_ENV}=1 builds the index in one process") from None
-        finally:
+        except BaseException:
             receiver.close()
+            raise
+        if ok is None:
+            return True, value
+        receiver.close()
         if ok:
-            return value
+            return False, value
         error, text = value
         raise error from RemoteTraceback(text)
 
@@ -213,7 +238,12 @@ def _run_child(call: Callable[[], Any], sender: Connection, parent: int) -> None
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _end_with_parent(parent)
     try:
-        message: tuple[bool, Any] = (True, call())
+        result = call()
+        if isinstance(result, Iterator):  # each item sent as it is made
+            for item in result:
+                sender.send((None, item))
+            result = _ItemsSent()
+        message: tuple[bool, Any] = (True, result)
     except BaseException as exc:  # sent back whole: the parent raises it
         message = (False, (exc, traceback.format_exc()))
     try:
@@ -234,6 +264,10 @@ def _end_with_parent(parent: int) -> None:
 
 
 _PR_SET_PDEATHSIG = 1
+
+
+class _ItemsSent:
+    """A generator's last message: its items came before."""
 
 
 __all__ = ["JOBS_ENV", "Claims", "ForkedCalls", "RemoteTraceback", "default_jobs", "fork_available"]
