@@ -140,7 +140,7 @@ class ForkedCalls:
     def result(self, i: int) -> Any:
         """The result of call ``i`` once it is there (each call's result is received once: by this or by
         ``results()``); its failure is raised."""
-        items = []
+        items: list[Any] = []
         while True:
             more, value = self.receive(i)
             if not more:
