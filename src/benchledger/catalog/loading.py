@@ -1,13 +1,13 @@
 """The cold build's rows loaded into the new database while the rest is still being built.
 
 DuckDB reads row files outside the GIL, so a thread of this process (``Loading``) can load each part of the
-build (``cold.py``: the context records, this process's runs a few at a time, then the workers' runs) while
-this process parses and checks the next part and the workers run theirs. Parts are loaded in the order they are handed
-over, whatever order they are ready in, so the tables' row order is the same in every build. ``RowLoader``
-connects on the first part, after the workers are forked (no child starts with an open database).
-``Arrivals`` gathers the runs' parts as they are made, by this process or sent by a worker, so that the
-loading thread loads each group of runs as soon as all of them are there (not every worker's runs at the
-end, after the last).
+build (``cold.py``: the context records, then the runs a group at a time, whoever built them) while this
+process parses and checks the next part and the workers run theirs. Parts are loaded in the order they are
+handed over, whatever order they are ready in, so the tables' row order is the same in every build.
+``RowLoader`` connects on the first part, after the workers are forked (no child starts with an open
+database). ``Arrivals`` gathers the runs' parts as they are made, by this process or sent back by a worker,
+so that each group of runs is loaded as soon as all of them are built (not every worker's runs in one load
+after the last run).
 """
 
 from __future__ import annotations
