@@ -4,7 +4,8 @@ For each campaign (``campaigns.py``) every arm of it is predicted with parameter
 campaigns' arms only — the held-out campaign never touches the fit, nor the acceptance lookup. Parameters come
 from the most specific level with at least ``MIN_TRAINING_ARMS`` training arms (``LEVELS``): the same hardware ×
 engine, else the same hardware family × engine, else the same engine on any hardware, else every other campaign,
-else the defaults; a level needs arms from ``MIN_TRAINING_CAMPAIGNS`` campaigns, each weighing the same.
+else the defaults; a level needs arms from ``MIN_TRAINING_CAMPAIGNS`` campaigns, each weighing more the more arms
+it gives, towards a fixed total (``pooling.campaign_weights``).
 Speculative arms are scored with their baseline arm under the same parameters, so a predicted speedup is the
 ratio of two held-out predictions.
 """
@@ -28,6 +29,7 @@ from benchledger.perfmodel.calibrate_prefill import (
     fit_prefill_pooled,
     predicted_prefill,
 )
+from benchledger.perfmodel.pooling import campaign_weights
 from benchledger.perfmodel.predict import Params, Prediction, predict
 from benchledger.perfmodel.roofline import Efficiency
 from benchledger.schema.metrics import spec_outcome
@@ -95,15 +97,6 @@ def enough(train: list[_T], campaign_of: Callable[[_T], str]) -> bool:
     """Whether a level's training arms may speak for it: ``MIN_TRAINING_ARMS`` arms from ``MIN_TRAINING_CAMPAIGNS``
     campaigns."""
     return len(train) >= MIN_TRAINING_ARMS and len({campaign_of(o) for o in train}) >= MIN_TRAINING_CAMPAIGNS
-
-
-def campaign_weights(train: list[_T], campaign_of: Callable[[_T], str]) -> list[float]:
-    """``1 / (arms of its campaign)`` per arm: every training campaign weighs the same in a level's fit, so the
-    campaign with the most arms does not stand for the whole level."""
-    sizes: dict[str, int] = {}
-    for o in train:
-        sizes[campaign_of(o)] = sizes.get(campaign_of(o), 0) + 1
-    return [1.0 / sizes[campaign_of(o)] for o in train]
 
 
 def _level_keys(o: Observation) -> list[tuple[str, tuple[str, str]]]:
@@ -239,7 +232,7 @@ def hold_out_prefill(obs: list[PrefillObservation],
                      campaign_of: Callable[[PrefillObservation], str]) -> list[ScoredPrefill]:
     """Each prefill observation predicted with ``eta_prefill`` / ``t0_prefill`` fitted on the other campaigns'
     prefill arms only, at the first of ``PREFILL_LEVELS`` with ``MIN_TRAINING_ARMS`` from
-    ``MIN_TRAINING_CAMPAIGNS`` (defaults otherwise), every training campaign weighing the same and the loss
+    ``MIN_TRAINING_CAMPAIGNS`` (defaults otherwise), arms weighed by ``pooling.campaign_weights`` and the loss
     soft-L1, as in the decode fits. Each level pools arms of one GEMM kind (``prefill_gemm_kind``) and, but for
     the last, of the arm's own kind (a llama-bench ``pp`` arm has no per-request cost; a served TTFT does); every
     fit has one ``t0_prefill`` per engine (``fit_prefill_pooled``), and only arms that may teach
@@ -290,5 +283,5 @@ def finite(values: Iterable[float]) -> bool:
 
 
 __all__ = ["LEVELS", "MIN_TRAINING_ARMS", "PREFILL_LEVELS", "HeldOutFits", "Pair", "Scored", "ScoredPrefill",
-           "fit_workers", "hold_out", "hold_out_prefill", "median", "outcome_counts", "prefill_gemm_kind",
+           "campaign_weights", "fit_workers", "hold_out", "hold_out_prefill", "median", "outcome_counts", "prefill_gemm_kind",
            "prefill_level_keys", "tok_s"]

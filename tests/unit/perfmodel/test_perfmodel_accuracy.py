@@ -7,7 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from benchledger.ledger import Ledger, write_record
-from benchledger.perfmodel.accuracy import LEVELS, campaign_weights, enough, hold_out
+from benchledger.perfmodel import accuracy
+from benchledger.perfmodel.accuracy import LEVELS, enough, hold_out
 from benchledger.perfmodel.calibrate import observations
 from benchledger.perfmodel.campaigns import campaign_of, campaigns
 from benchledger.schema import Source
@@ -83,11 +84,31 @@ def test_an_engine_no_other_campaign_ran_gets_the_pool_of_every_engine(tmp_path:
     assert {s.training_arms for s in scored if s.obs.ref.startswith("a")} == {8}  # repo-b and repo-c
 
 
-def test_every_training_campaign_weighs_the_same() -> None:
+def test_a_level_needs_three_arms_from_two_campaigns() -> None:
     arms = ["a#1", "a#2", "a#3", "b#1"]
-    assert campaign_weights(arms, lambda ref: ref.split("#")[0]) == [1 / 3, 1 / 3, 1 / 3, 1.0]
     assert enough(arms, lambda ref: ref.split("#")[0])
     assert not enough(arms[:3], lambda ref: ref.split("#")[0])
+
+
+def test_the_held_out_campaign_moves_no_training_weight(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The weights a fold's fits get depend on its training campaigns only: repo-a held out with its 8 arms or
+    with 1 gives every fit of that fold the same arms and the same weights."""
+    seen: list[dict[tuple[str, ...], list[float]]] = []
+
+    def record(train, weights):  # type: ignore[no-untyped-def]
+        seen[-1][tuple(o.ref for o in train)] = list(weights)
+        return accuracy.Efficiency()
+
+    monkeypatch.setattr(accuracy, "_pooled_fit", record)
+    ledger = _ledger(tmp_path, 1.0)
+    obs, _ = observations(ledger)
+    record_campaign = campaign_of(campaigns(ledger))
+    for held_out_arms in (obs, [o for o in obs if not o.ref.startswith("a") or o.ref == "a1#c1"]):
+        seen.append({})
+        fits = accuracy.HeldOutFits(held_out_arms, lambda o: record_campaign[o.ref.split("#")[0]])
+        fits.prefetch((o, "github.com/org/repo-a") for o in held_out_arms if o.ref.startswith("a"))
+    assert seen[0] == seen[1] and seen[0]
+    assert all(not ref.startswith("a") for train in seen[0] for ref in train)
 
 
 def test_fits_run_side_by_side_give_the_same_numbers(tmp_path: Path) -> None:
