@@ -24,8 +24,10 @@ from benchledger.perfmodel.calibrate_prefill import (
     fit_prefill,
     prefill_observations,
 )
+from benchledger.perfmodel.campaigns import campaign_of, campaigns
 from benchledger.perfmodel.fitting import nelder_mead, soft_l1
 from benchledger.perfmodel.inputs import AcceptanceLookup, arm_scenario, number
+from benchledger.perfmodel.pooling import campaign_weights
 from benchledger.perfmodel.predict import Params, Prediction, Scenario, predict
 from benchledger.perfmodel.prefill import prefill_time
 from benchledger.perfmodel.roofline import Efficiency
@@ -343,7 +345,9 @@ def calibrate_ledger(
     exclude_sources: Iterable[str] = (),
 ) -> tuple[list[tuple[Calibration, Fit]], list[tuple[str, str]]]:
     """Fit every (accelerator, engine) group with decode data (and its prefill knobs where TTFT / prefill data
-    exist); returns the records (not written) and skipped arms."""
+    exist); returns the records (not written) and skipped arms. A group that pools several campaigns
+    (``campaigns.py``) weighs its arms by ``pooling.campaign_weights``, so the campaign with the most arms does
+    not stand for the setup by count; a one-campaign group's arms weigh alike (an unweighted fit)."""
     excluded = set(exclude_sources)
     obs, skipped = observations(ledger, unknown_context=unknown_context, unknown_concurrency=unknown_concurrency)
     pre_obs, pre_skipped = prefill_observations(ledger, unknown_concurrency=unknown_concurrency)
@@ -354,12 +358,18 @@ def calibrate_ledger(
         if (accelerator and o.key[0] != accelerator) or (engine and o.key[1] != engine):
             continue
         groups.setdefault(o.key, []).append(o)
+    record_campaign = campaign_of(campaigns(ledger))
+
+    def campaign(o: Observation | PrefillObservation) -> str:
+        record = o.ref.split("#", 1)[0]
+        return record_campaign.get(record, record)
+
     out = []
     for (acc, eng), group in sorted(groups.items()):
-        result = fit(group)
+        result = fit(group, weights=campaign_weights(group, campaign))
         pre = [p for p in pre_obs if p.key == (acc, eng)]
         if pre:
-            eff, _ = fit_prefill(pre, result.eff)
+            eff, _ = fit_prefill(pre, result.eff, weights=campaign_weights(pre, campaign))
             result = replace(result, eff=eff)
         out.append((calibration_record(acc, eng, result, [], pre), result))
     return out, skipped + pre_skipped

@@ -4,8 +4,8 @@ An observation is an arm with a ``ttft`` or ``prefill_throughput`` result (value
 prompt length, and a request that prefilled alone: concurrency 1 (known, or assumed for the caller's own use and
 stated). TTFT at concurrency > 1 also waits behind other requests' work, which ``prefill.py`` does not model, so
 those arms are skipped with that reason. The fit minimises the same soft-L1 loss of log errors as
-``calibrate.fit`` (``fitting.soft_l1``), with per-observation weights (the hold-out weighs every training campaign
-the same) and the same weak pull to the defaults, over the two knobs; every other parameter stays as given.
+``calibrate.fit`` (``fitting.soft_l1``), with per-observation weights (``pooling.campaign_weights`` where the arms come
+from several campaigns) and the same weak pull to the defaults, over the two knobs; every other parameter stays as given.
 
 Two kinds of arm (``PrefillObservation.kind``): a *forward* arm (a prefill throughput, e.g. llama-bench ``pp``:
 prompt tokens / forward time, no HTTP, scheduler or per-request cost) and a *request* arm (a served request's

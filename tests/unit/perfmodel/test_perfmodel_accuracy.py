@@ -90,7 +90,8 @@ def test_a_level_needs_three_arms_from_two_campaigns() -> None:
     assert not enough(arms[:3], lambda ref: ref.split("#")[0])
 
 
-def test_the_held_out_campaign_moves_no_training_weight(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_held_out_campaign_moves_no_training_weight(  # type: ignore[no-untyped-def]
+        tmp_path: Path, monkeypatch) -> None:
     """The weights a fold's fits get depend on its training campaigns only: repo-a held out with its 8 arms or
     with 1 gives every fit of that fold the same arms and the same weights."""
     seen: list[dict[tuple[str, ...], list[float]]] = []

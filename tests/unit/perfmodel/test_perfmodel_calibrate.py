@@ -8,11 +8,12 @@ import pytest
 from perfmodel_inputs import whole_request_tok_s
 
 from benchledger.ledger import Ledger, write_record
+from benchledger.perfmodel import calibrate
 from benchledger.perfmodel.calibrate import calibrate_ledger
 from benchledger.perfmodel.inputs import params_for, scenario_for
 from benchledger.perfmodel.roofline import Efficiency
 from benchledger.perfmodel.specdec import SpecConfig
-from benchledger.schema import Calibration
+from benchledger.schema import Calibration, Source
 
 from ledger_builder import physics_arm as arm
 from ledger_builder import physics_benchmark as benchmark
@@ -96,3 +97,33 @@ def test_a_refit_keeps_the_replaced_records_history_and_adds_one_entry(tmp_path:
     refit = with_history(record, old, "fitted by benchledger calibrate", dt.date(2026, 12, 1))
     assert [h.change for h in refit.history] == ["created", "fitted by benchledger calibrate"]
     assert refit.history[-1].numbers_changed
+
+
+def test_a_setup_pooling_campaigns_weighs_each_by_its_arms_towards_a_fixed_total(  # type: ignore[no-untyped-def]
+        tmp_path: Path, monkeypatch) -> None:
+    """A (hardware, engine) whose arms come from a six-arm and a one-arm campaign: the six-arm campaign weighs
+    6/7 and the one-arm 1/2 (``pooling.campaign_weights``), not 6 to 1 as when every arm weighed alike."""
+    write_reference(tmp_path)
+    for source, url in (("big-pr", "https://github.com/big/repo/pull/1"),
+                        ("one-pr", "https://github.com/one/repo/pull/2")):
+        write_record(tmp_path, Source(id=source, kind="source", title=source, url=url, source_type="github-issue",
+                                      retrieved="2026-11-30", sha256="0" * 64, body="excerpt\n"))
+    big = [arm(f"c{c}", 30.0 * c ** 0.8, c, source="big-pr") for c in (1, 2, 4, 8, 16, 32)]
+    write_record(tmp_path, benchmark("big", big, sources=("big-pr",)))
+    write_record(tmp_path, benchmark("one", [arm("c1", 60.0, 1, source="one-pr")], sources=("one-pr",)))
+    seen: list[tuple[list[str], list[float] | None]] = []
+    real_fit = calibrate.fit
+
+    def recording_fit(obs, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(([o.ref for o in obs], kwargs.get("weights")))
+        return real_fit(obs, *args, **kwargs)
+
+    monkeypatch.setattr(calibrate, "fit", recording_fit)
+    [(record, _)] = calibrate_ledger(Ledger.load(tmp_path))[0]
+    [(refs, weights)] = seen
+    assert weights is not None
+    totals: dict[str, float] = {}
+    for ref, w in zip(refs, weights, strict=True):
+        totals[ref.split("#")[0]] = totals.get(ref.split("#")[0], 0.0) + w
+    assert totals == pytest.approx({"big": 6 / 7, "one": 1 / 2})
+    assert len(record.fitted_from) == 7

@@ -47,8 +47,8 @@ def test_a_campaign_tends_to_a_fixed_total_as_its_arms_grow() -> None:
 
 
 def test_each_arm_weighs_the_inverse_of_its_campaign_mean_variance() -> None:
-    """``1 / (n_c·τ² + σ²)`` with τ² = 1: σ²/τ² = 0 is arm-equal weighting in a campaign, σ²/τ² → ∞ arm-equal
-    across campaigns too (the two limits the random-effects weight lies between)."""
+    """``1 / (n_c·τ² + σ²)`` with τ² = 1: σ²/τ² = 0 weighs every campaign alike (the old rule), σ²/τ² → ∞
+    every arm alike (an unweighted fit): the two limits the random-effects weight lies between."""
     arms = _arms({"a": 3, "b": 1})
     assert campaign_weights(arms, _campaign, 2.0) == pytest.approx([1 / 5, 1 / 5, 1 / 5, 1 / 3])
     assert _totals(arms, 0.0) == pytest.approx({"a": 1.0, "b": 1.0})
