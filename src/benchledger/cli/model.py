@@ -245,8 +245,9 @@ def calibrate_cmd(
     change = f"fitted by benchledger calibrate {args}".strip()
     for record, _fit in results:
         if not dry_run:
-            record = with_history(record, ledger.records.get(record.id), change, dt.date.today())
-            written.append(str(write_record(ledger.root, record)))
+            updated = with_history(record, ledger.records.get(record.id), change, dt.date.today())
+            if updated is not None:  # (None: the fit equals the record, which stays as it is)
+                written.append(str(write_record(ledger.root, updated)))
     summary: dict[str, Any] = {
         "calibrations": [
             {"id": r.id, "accelerator": r.accelerator, "engine": r.engine, "arms": len(r.fitted_from),

@@ -330,13 +330,26 @@ def calibration_record(accelerator: str, engine: str, result: Fit, skipped: list
     )
 
 
-def with_history(record: Calibration, previous: object, change: str, on: dt.date) -> Calibration:
-    """``record`` carrying the history of the record it replaces (if any) plus one entry for this fit."""
+def with_history(record: Calibration, previous: object, change: str, on: dt.date) -> Calibration | None:
+    """``record`` carrying the history of the record it replaces (if any) plus one entry for this fit; None when
+    the fit equals the record it would replace (nothing to write: a history entry would claim a change)."""
     kept = list(previous.history) if isinstance(previous, Calibration) else []
-    why = ("refit: the physics model or the arms it is fitted on changed" if kept
-           else "first fit of this (hardware, engine)")
-    entry = HistoryEntry(date=on, change=change, why=why, numbers_changed=True)
+    if isinstance(previous, Calibration):
+        if record.model_dump(exclude={"history"}) == previous.model_dump(exclude={"history"}):
+            return None
+        why = "refit: the physics model or the arms it is fitted on changed"
+        numbers_changed = _numbers(record) != _numbers(previous)
+    else:
+        why, numbers_changed = "first fit of this (hardware, engine)", True
+    entry = HistoryEntry(date=on, change=change, why=why, numbers_changed=numbers_changed)
     return record.model_copy(update={"history": [*kept, entry]})
+
+
+def _numbers(record: Calibration) -> dict[str, float | None]:
+    """The calibration's numbers: its parameters' values and its residual."""
+    values: dict[str, float | None] = {name: q.value for name, q in record.parameters.items()}
+    values["residual_pct"] = None if record.residual_pct is None else record.residual_pct.value
+    return values
 
 
 def calibrate_ledger(

@@ -92,11 +92,36 @@ def test_a_refit_keeps_the_replaced_records_history_and_adds_one_entry(tmp_path:
     [(record, _)], _ = calibrate_ledger(Ledger.load(tmp_path))
     first = with_history(record, None, "fitted by benchledger calibrate", dt.date(2026, 11, 29))
     assert [h.why for h in first.history] == ["first fit of this (hardware, engine)"]
-    old = first.model_copy(update={"history": [HistoryEntry(date=dt.date(2026, 11, 1), change="created", why="x",
-                                                            numbers_changed=True)]})
+    assert first is not None and [h.why for h in first.history] == ["first fit of this (hardware, engine)"]
+    created = [HistoryEntry(date=dt.date(2026, 11, 1), change="created", why="x", numbers_changed=True)]
+    t0 = first.parameters["t0_ms"]
+    old = first.model_copy(update={"history": created, "parameters": {
+        **first.parameters, "t0_ms": t0.model_copy(update={"value": t0.value + 1.0})}})
     refit = with_history(record, old, "fitted by benchledger calibrate", dt.date(2026, 12, 1))
+    assert refit is not None
     assert [h.change for h in refit.history] == ["created", "fitted by benchledger calibrate"]
     assert refit.history[-1].numbers_changed
+
+
+def test_a_refit_that_changes_nothing_writes_nothing_and_one_that_changes_only_text_says_so() -> None:
+    """A refit equal to the record it replaces adds no history entry (the entry would claim a change), and one whose
+    numbers are the old ones says ``numbers_changed: false``."""
+    import datetime as dt
+    import tempfile
+
+    from benchledger.perfmodel.calibrate import with_history
+    from benchledger.schema import HistoryEntry
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        write_reference(root)
+        write_record(root, benchmark("b", [arm("c1", 10.0, 1), arm("c4", 30.0, 4)]))
+        [(record, _)], _ = calibrate_ledger(Ledger.load(root))
+    created = [HistoryEntry(date=dt.date(2026, 11, 1), change="created", why="x", numbers_changed=True)]
+    old = record.model_copy(update={"history": created})
+    assert with_history(record, old, "fitted by benchledger calibrate", dt.date(2026, 12, 1)) is None
+    reworded = with_history(record, old.model_copy(update={"body": "older text\n"}), "fitted", dt.date(2026, 12, 1))
+    assert reworded is not None and [h.numbers_changed for h in reworded.history] == [True, False]
 
 
 def test_a_setup_pooling_campaigns_weighs_each_by_its_arms_towards_a_fixed_total(  # type: ignore[no-untyped-def]
