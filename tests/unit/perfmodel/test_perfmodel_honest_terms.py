@@ -43,20 +43,32 @@ def _prefill_obs(ref: str, hw: HardwareSpec, model: ModelSpec, tok_s: float) -> 
     return PrefillObservation(ref, sc, "prefill_throughput", tok_s, 4096.0)
 
 
-def test_every_training_campaign_weighs_the_same_in_the_prefill_fit(llama8b: ModelSpec) -> None:
-    """Campaign A (five arms) reaches η_p = 0.1, campaign B (one arm) η_p = 0.4; held out, campaign C's
-    parameters must sit near the geometric mean 0.2 (equal campaign weights, symmetric loss), not near A's 0.1."""
+def test_the_prefill_fit_weighs_campaigns_by_pooling_not_by_arm_count(llama8b: ModelSpec) -> None:
+    """Campaigns A and B (three arms each) reach η_p = 0.1 and 0.4: held out, campaign C's parameters sit near the
+    geometric mean 0.2 (equal campaigns weigh the same, symmetric loss). With A at five arms and B at one, A weighs
+    5/6 against B's 1/2 (``pooling.campaign_weights``), not 5 against 1: C's η_p moves towards A, but stays above
+    the fit that weighs every arm alike."""
+    from benchledger.perfmodel.calibrate_prefill import fit_prefill_pooled
+
     hw = HardwareSpec("gpu", 3000e9, {"bf16": 1000e12})
     probe = _prefill_obs("probe#x", hw, llama8b, 1.0)
     unit = predicted_prefill(probe, Efficiency(eta_prefill=1.0, t0_prefill=0.0))  # tok/s at η_p = 1
-    obs = [_prefill_obs(f"a{i}#x", hw, llama8b, 0.1 * unit) for i in range(5)]
-    obs.append(_prefill_obs("b#x", hw, llama8b, 0.4 * unit))
-    obs.append(_prefill_obs("c#x", hw, llama8b, 0.3 * unit))
     campaign = {"a": "A", "b": "B", "c": "C"}
-    scored = {s.obs.ref: s for s in hold_out_prefill(obs, lambda o: campaign[o.ref[0]])}
-    eta_c = scored["c#x"].predicted / unit
-    assert eta_c == pytest.approx(0.2, rel=0.1)
-    assert scored["c#x"].training_arms == 6
+
+    def eta_of_c(a_arms: int, b_arms: int) -> float:
+        obs = [_prefill_obs(f"a{i}#x", hw, llama8b, 0.1 * unit) for i in range(a_arms)]
+        obs += [_prefill_obs(f"b{i}#x", hw, llama8b, 0.4 * unit) for i in range(b_arms)]
+        obs.append(_prefill_obs("c#x", hw, llama8b, 0.3 * unit))
+        scored = {s.obs.ref: s for s in hold_out_prefill(obs, lambda o: campaign[o.ref[0]])}
+        assert scored["c#x"].training_arms == a_arms + b_arms
+        return scored["c#x"].predicted / unit
+
+    assert eta_of_c(3, 3) == pytest.approx(0.2, rel=0.1)
+    unequal = eta_of_c(5, 1)
+    train = [_prefill_obs(f"a{i}#x", hw, llama8b, 0.1 * unit) for i in range(5)]
+    train.append(_prefill_obs("b0#x", hw, llama8b, 0.4 * unit))
+    every_arm_alike = fit_prefill_pooled(train, weights=[1.0] * 6)
+    assert every_arm_alike.eff.eta_prefill < unequal < 0.2
 
 
 def _mtp(model: ModelSpec, hw: HardwareSpec, engine: str, k: int = 2) -> Scenario:
