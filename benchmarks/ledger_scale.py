@@ -1,9 +1,11 @@
 """Ledger scale benchmark: the cached index against a cold build, for N synthetic benchmark records.
 
 For each N (one run, side by side): cold ``benchledger audit`` (loads, audits and indexes every file, writes
-the cache), warm ``benchledger query "select count(*) from arms"`` (nothing changed; median of 3), the same
-query after one benchmark file changed and after 100 changed, and ``query --no-cache`` (a fresh in-memory
-build). Each is a real CLI process: wall seconds and the CPU seconds it used. Printed as JSON with the load
+the cache; ``--repeat`` times, the cache folder removed before each, median), warm ``benchledger query "select
+count(*) from arms"`` (nothing changed; median of 3), the same query after one benchmark file changed (a
+different file each time, ``--repeat`` times, median) and after 100 changed, and ``query --no-cache`` (a fresh
+in-memory build). Every sample is kept in the JSON (``samples``): one sample of a CLI process on a shared
+2-core machine moves by ±10 %, as much as the margins the targets leave. Each is a real CLI process: wall seconds and the CPU seconds it used. Printed as JSON with the load
 average before and after, the ratios (warm / cold, changed / cold) and the growth ratio for 2× records.
 
 Targets (issue 15, 2-core machine): warm query at 10,000 ≤ 0.5 s wall and ≥ 15× faster than cold; one changed
@@ -20,7 +22,7 @@ runs them with ``PYTHONDONTWRITEBYTECODE=1`` on a copy of the package without by
 a package with ``__pycache__`` would still be read from it); ``--both-bytecode`` measures each size
 both ways (``results`` and ``results_no_bytecode``). The JSON's ``bytecode`` says which setting this process
 found and which its children ran under.
-Usage: python benchmarks/ledger_scale.py [--sizes 1000 10000 20000] [--site] [--bundled]
+Usage: python benchmarks/ledger_scale.py [--sizes 1000 10000 20000] [--repeat 3] [--site] [--bundled]
        [--no-bytecode | --both-bytecode]
 """
 
@@ -138,40 +140,48 @@ def warm_up() -> None:
         cli("query", QUERY, "-f", "csv", "--no-cache", *led)
 
 
-def touch(root: Path, count: int, tag: str) -> None:
-    """Change ``count`` benchmark files (a new title: a real edit, still valid)."""
-    for path in sorted((root / "benchmarks").iterdir())[:count]:
+def touch(root: Path, count: int, tag: str, first: int = 0) -> None:
+    """Change ``count`` benchmark files from the ``first`` in name order (a new title: a real edit, still valid)."""
+    for path in sorted((root / "benchmarks").iterdir())[first:first + count]:
         text = path.read_text(encoding="utf-8")
         path.write_text(text.replace("title: Test experiment", f"title: Test experiment {tag}", 1),
                         encoding="utf-8")
 
 
-def measure(count: int, with_site: bool) -> dict[str, Any]:
+def cold_audit(root: Path) -> dict[str, Any]:
+    """``benchledger audit`` with no cache (the folder this benchmark's earlier runs wrote removed first); it must pass."""
+    shutil.rmtree(root / CACHE_FOLDER, ignore_errors=True)
+    cold = cli("audit", "--ledger", str(root))
+    summary = (cold["stdout"].strip().splitlines() or [""])[-1]
+    if " 0 errors" not in summary:
+        raise SystemExit(f"the synthetic ledger's audit did not pass: {cold['stdout'][-300:]!r} {cold['stderr']!r}")
+    return cold
+
+
+def measure(count: int, with_site: bool, repeat: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="benchledger-scale-") as tmp:
         root = Path(tmp) / "ledger"
         generate(root, count)
         led = ("--ledger", str(root))
-        cold = cli("audit", *led)
-        summary = (cold["stdout"].strip().splitlines() or [""])[-1]
-        if " 0 errors" not in summary:
-            raise SystemExit(f"the synthetic ledger's audit did not pass: {cold['stdout'][-300:]!r} {cold['stderr']!r}")
+        colds = [cold_audit(root) for _ in range(repeat)]
         warm = [cli("query", QUERY, "-f", "csv", *led) for _ in range(3)]
         expected = f"count_star()\n{2 * count}\n"
         if warm[0]["stdout"] != expected:
             raise SystemExit(f"warm query answered {warm[0]['stdout']!r}, expected {expected!r}")
-        touch(root, 1, "one")
-        one = cli("query", QUERY, "-f", "csv", *led)
+        ones = []
+        for i in range(repeat):
+            touch(root, 1, f"one-{i}", first=i)
+            ones.append(cli("query", QUERY, "-f", "csv", *led))
         touch(root, 100, "hundred")
         hundred = cli("query", QUERY, "-f", "csv", *led)
         uncached = cli("query", QUERY, "-f", "csv", "--no-cache", *led)
-        for run in (one, hundred, uncached):
+        for run in (*ones, hundred, uncached):
             if run["stdout"] != expected:
                 raise SystemExit(f"query answered {run['stdout']!r}, expected {expected!r}")
         out: dict[str, Any] = {
-            "cold_audit_index": _times(cold),
-            "warm_query": {"wall_s": statistics.median(w["wall_s"] for w in warm),
-                           "cpu_s": statistics.median(w["cpu_s"] for w in warm)},
-            "one_file_changed_query": _times(one),
+            "cold_audit_index": _median(colds),
+            "warm_query": _median(warm),
+            "one_file_changed_query": _median(ones),
             "hundred_files_changed_query": _times(hundred),
             "no_cache_query": _times(uncached),
         }
@@ -184,6 +194,13 @@ def measure(count: int, with_site: bool) -> dict[str, Any]:
 
 def _times(run: dict[str, Any]) -> dict[str, float]:
     return {"wall_s": run["wall_s"], "cpu_s": run["cpu_s"], "load": run["load"]}
+
+
+def _median(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The median wall and CPU seconds of ``runs`` (each taken apart), and every sample."""
+    return {"wall_s": round(statistics.median(r["wall_s"] for r in runs), 3),
+            "cpu_s": round(statistics.median(r["cpu_s"] for r in runs), 3),
+            "samples": [_times(r) for r in runs]}
 
 
 def measure_bundled() -> dict[str, Any]:
@@ -232,6 +249,8 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 20000])
     parser.add_argument("--site", action="store_true", help="also time `site build`")
     parser.add_argument("--bundled", action="store_true", help="also time a copy of the shipped ledger")
+    parser.add_argument("--repeat", type=int, default=3, choices=range(1, 10), metavar="N",
+                        help="samples of the cold audit and of the one-file change, each (default 3; median)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--no-bytecode", action="store_true",
                       help=f"run the children with {NO_BYTECODE}=1 (the sandbox's setting)")
@@ -246,7 +265,7 @@ def main() -> None:
         bytecode[key] = child_environment(written)
         results = {}
         for n in args.sizes:
-            results[n] = measure(n, args.site)
+            results[n] = measure(n, args.site, args.repeat)
             print(f"N={n} ({bytecode[key]['children']}): {json.dumps(results[n])}", file=sys.stderr, flush=True)
         report[key] = {str(n): r for n, r in results.items()}
         report["ratios" if key == "results" else "ratios_no_bytecode"] = ratios(results)
