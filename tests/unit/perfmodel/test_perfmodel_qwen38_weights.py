@@ -20,14 +20,14 @@ the MLPs, FP8 on the attention and linear-attn projections and on the last 8 lay
 from __future__ import annotations
 
 import pytest
+from tests.record_formulas import evaluate, numeric_inputs
 
 from benchledger.ledger import Ledger
+from benchledger.perfmodel.architecture import model_from_record
 from benchledger.perfmodel.calibrate import observations
 from benchledger.perfmodel.predict import Params, predict
 from benchledger.perfmodel.roofline import IDEAL
-from benchledger.perfmodel.architecture import model_from_record
 from benchledger.schema import Benchmark, Format, ModelArch, Quantity
-from tests.record_formulas import evaluate, numeric_inputs
 
 H, FFN, V = 5120, 17408, 248320
 ATTN = H * 2 * 24 * 256 + 2 * H * 4 * 256 + 24 * 256 * H
@@ -38,7 +38,7 @@ MTP = ATTN + MLP + 2 * H * H
 CONV = (2 * 16 * 128 + 48 * 128) * 4
 NVFP4, FP8, BF16 = 0.5625, 1.0, 2.0
 UNSLOTH_MIX = 56 * MLP * NVFP4 + 8 * MLP * FP8 + 16 * ATTN * FP8 + 48 * (GDN - CONV) * FP8 + 48 * CONV * BF16
-""" Bytes of the unsloth NVFP4 body: 8.42 GB of NVFP4 MLPs, 2.14 GB of FP8 MLPs, 7.24 GB of FP8 projections."""
+"""Bytes of the unsloth NVFP4 body: 8.42 GB of NVFP4 MLPs, 2.14 GB of FP8 MLPs, 7.24 GB of FP8 projections."""
 
 
 def test_hand_count_of_the_matrices_matches_the_body_the_model_streams() -> None:
