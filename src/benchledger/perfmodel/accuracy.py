@@ -283,5 +283,5 @@ def finite(values: Iterable[float]) -> bool:
 
 
 __all__ = ["LEVELS", "MIN_TRAINING_ARMS", "PREFILL_LEVELS", "HeldOutFits", "Pair", "Scored", "ScoredPrefill",
-           "campaign_weights", "fit_workers", "hold_out", "hold_out_prefill", "median", "outcome_counts", "prefill_gemm_kind",
+           "fit_workers", "hold_out", "hold_out_prefill", "median", "outcome_counts", "prefill_gemm_kind",
            "prefill_level_keys", "tok_s"]
