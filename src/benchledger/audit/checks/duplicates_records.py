@@ -8,6 +8,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
+
 from benchledger.audit.context import AuditContext
 from benchledger.audit.finding import Finding
 from benchledger.schema import Arm
@@ -20,14 +22,30 @@ def check(ctx: AuditContext) -> Iterator[Finding]:
     yield from from_facts(facts(ctx), {})
 
 
+ARM_CONDITIONS = ("subject", "workload", "speculative")
+"""The parts of an arm that override the record's conditions."""
+
+
 def facts(ctx: AuditContext) -> dict[str, Any]:
-    """Per benchmark id: [arm name, sha256 of its fingerprint] for each arm with results."""
+    """Per benchmark id: [arm name, sha256 of its fingerprint] for each arm with results.
+
+    The conditions are read from the record's JSON as the context made it once for every check
+    (``record_json``): dumping each part by its own model costs more, and in a command that updates the index
+    for one changed file, each part's model would first build its serializer (``defer_build``, ~17 ms;
+    benchmarks/ledger_scale.py)."""
     out: dict[str, Any] = {}
     for record in ctx.benchmarks:
-        shared = record.subject.model_dump_json(exclude={"host"}) + "\n" + record.workload.model_dump_json()
-        out[record.id] = [[arm.name, hashlib.sha256(_fingerprint(shared, arm).encode("utf-8")).hexdigest()]
-                          for arm in record.arms if arm.results]
+        data = json.loads(ctx.record_json[record.id])
+        subject = {key: value for key, value in data["subject"].items() if key != "host"}
+        shared = _json(subject) + "\n" + _json(data["workload"])
+        out[record.id] = [[arm.name, hashlib.sha256(_fingerprint(shared, arm, dumped).encode("utf-8")).hexdigest()]
+                          for arm, dumped in zip(record.arms, data["arms"], strict=True) if arm.results]
     return out
+
+
+def _json(value: Any) -> str:
+    """One line of JSON (JSON text has no raw newline: the parts of a fingerprint cannot run into each other)."""
+    return orjson.dumps(value).decode("utf-8")
 
 
 def from_facts(facts_by_id: dict[str, Any], kinds: dict[str, str]) -> Iterator[Finding]:
@@ -44,12 +62,12 @@ def from_facts(facts_by_id: dict[str, Any], kinds: dict[str, str]) -> Iterator[F
                 seen[key] = (record_id, arm)
 
 
-def _fingerprint(shared: str, arm: Arm) -> str:
+def _fingerprint(shared: str, arm: Arm, dumped: dict[str, Any]) -> str:
     """Conditions (record level + the arm's overrides) and results; names, notes and quotes left out.
 
-    ``shared`` is the record's subject (its host left out) and workload as JSON, one line each (JSON text has
-    no raw newline: the parts cannot run into each other).
+    ``shared`` is the record's subject (its host left out) and workload as JSON, one line each; ``dumped``
+    the arm as the record's JSON holds it.
     """
-    own = [part.model_dump_json() if part is not None else "" for part in (arm.subject, arm.workload, arm.speculative)]
+    own = [_json(dumped[part]) if dumped.get(part) is not None else "" for part in ARM_CONDITIONS]
     results = sorted((r.metric, r.stat, float(r.value), r.unit) for r in arm.results)
     return "\n".join([shared, *own, json.dumps(results)])

@@ -1,0 +1,103 @@
+"""duplicates.same-measurement: which differences make two arms the same measurement, and the facts of one
+record read no model's serializer but the record's own (audit/checks/duplicates_records.py)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchledger.audit import run_audit
+from benchledger.ledger import Ledger
+
+from ledger_builder import benchmark, reference_records, source, write_all
+
+CODE = "duplicates.same-measurement"
+
+
+def _pair(tmp_path: Path, change: Callable[[dict[str, Any]], None]) -> list[tuple[str, str]]:
+    """The duplicate findings (record, field) of a ledger holding ``benchmark`` and a copy changed by ``change``."""
+    other = copy.deepcopy(benchmark("two"))
+    change(other)
+    root = write_all(tmp_path / "ledger", [source(), *reference_records(), benchmark("one"), other])
+    return sorted((f.record, f.field) for f in run_audit(Ledger.load(root)).findings if f.code == CODE)
+
+
+def _host(data: dict[str, Any]) -> None:
+    data["subject"]["host"] = {"value": "node-7", "note": "another machine of the same kind"}
+
+
+def _result_quote(data: dict[str, Any]) -> None:
+    data["arms"][0]["results"][0]["note"] = "read off the table"
+
+
+def _arm_concurrency(data: dict[str, Any]) -> None:
+    data["arms"][1]["workload"] = {"concurrency": {"value": 4, "quote": "concurrency 4"}}
+
+
+def _draft_length(data: dict[str, Any]) -> None:
+    data["arms"][1]["speculative"]["k"] = {"value": 3, "quote": "`num_speculative_tokens = 3`"}
+
+
+def _record_workload(data: dict[str, Any]) -> None:
+    data["workload"]["output_tokens"] = {"value": 2000, "quote": "output 2K tokens"}
+
+
+@pytest.mark.parametrize("change", [_host, _result_quote])
+def test_what_leaves_two_arms_the_same_measurement(tmp_path: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    assert _pair(tmp_path, change) == [("two", "arms.base"), ("two", "arms.mtp4")]
+
+
+def test_an_arms_own_conditions_tell_it_apart(tmp_path: Path) -> None:
+    assert _pair(tmp_path, _arm_concurrency) == [("two", "arms.base")]
+    assert _pair(tmp_path / "k", _draft_length) == [("two", "arms.base")]
+
+
+def test_the_records_conditions_tell_both_arms_apart(tmp_path: Path) -> None:
+    assert _pair(tmp_path, _record_workload) == []
+
+
+FRESH_PROCESS = """
+import json, sys
+from pathlib import Path
+from pydantic import BaseModel
+from benchledger.audit.checks import duplicates_records
+from benchledger.audit.context import AuditContext
+from benchledger.ledger import Ledger
+
+def built():
+    found, pending = set(), [BaseModel]
+    while pending:
+        for cls in pending.pop().__subclasses__():
+            pending.append(cls)
+            if cls.__module__.startswith("benchledger.schema.") and cls.__pydantic_complete__:
+                found.add(cls.__name__)
+    return found
+
+ledger = Ledger.load(Path(sys.argv[1]))
+before = built()
+ctx = AuditContext(ledger, wanted=frozenset({"one"}))
+ctx.record_json  # (made once for every check: the secrets check reads it too)
+after_json = built()
+facts = duplicates_records.facts(ctx)
+print(json.dumps({"before": sorted(before), "json": sorted(after_json), "facts": sorted(built()),
+                  "arms": [arm for arm, _ in facts["one"]]}))
+"""
+
+
+def test_the_facts_of_one_record_build_no_other_models_serializer(tmp_path: Path) -> None:
+    """A command that updates the index for one changed benchmark builds the Benchmark model's validator and
+    serializer; the facts then read its JSON, not each part's model (each would build its own: ~17 ms)."""
+    root = write_all(tmp_path / "ledger", [source(), *reference_records(), benchmark("one")])
+    out = subprocess.run([sys.executable, "-c", FRESH_PROCESS, str(root)], capture_output=True, text=True,
+                         check=True, timeout=120)
+    seen = json.loads(out.stdout)
+    assert "Benchmark" in seen["before"]  # (loading it built its validator)
+    assert seen["facts"] == seen["json"], set(seen["facts"]) - set(seen["json"])
+    assert seen["arms"] == ["base", "mtp4"]
