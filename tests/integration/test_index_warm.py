@@ -96,7 +96,8 @@ def test_a_warm_query_loads_neither_records_nor_the_audit(tmp_path: Path) -> Non
         assert current_db(root) == db  # answered from the cache, not rebuilt
         assert "benchledger.catalog.cache" in loaded
         assert [m for m in loaded if m.startswith(NOT_ON_THE_WARM_PATH)] == [], output
-        assert str(first.get("pydantic", "typer")).startswith("typer"), first
+        # (the cache's code digest looks pydantic up without importing it: only an import counts)
+        assert "pydantic" not in loaded or str(first.get("pydantic")).startswith("typer"), first
         assert record_files_read(root, opened) == []
 
 

@@ -3,13 +3,13 @@ changed, else bring it up to date (``refresh.py``) and answer.
 
 The cache holds one DuckDB file: the full index (as ``build.build_catalog`` makes it) plus, per record file,
 its content hash and what the audit found about it. It is trusted only when its format, benchledger's version
-and code, and the ledger's path match, and every record file's hash, ``waivers.yaml`` and the other files'
-stats equal what it was built from; anything else (missing, unreadable, stale) is rebuilt. A database built
-while some files were racy (``scan.py``) has no stat digest: the first command that hashes them, finds them
-equal and no longer racy writes one beside it (``<db>.stats``), so later commands read no file. Updates are
-written to a temporary copy and moved into place (``os.replace``), so a reader never sees half an update and
-two commands at once cannot corrupt it: each leaves a complete index of the files it read, and the next
-command compares again. This module imports nothing heavy; the audit and the physics model load only when
+and code, the interpreter and the libraries the index depends on (``code_digest``), and the ledger's path
+match, and every record file's hash, ``waivers.yaml`` and the other files' stats equal what it was built from;
+anything else (missing, unreadable, stale) is rebuilt. A database built while some files were racy (``scan.py``)
+has no stat digest: the first command that hashes them, finds them equal and no longer racy writes one beside
+it (``<db>.stats``), so later commands read no file. Updates are written to a temporary copy and moved into
+place (``os.replace``), so a reader never sees half an update and two commands at once cannot corrupt it: each
+leaves a complete index of the files it read, and the next command compares again. This module imports nothing heavy; the audit and the physics model load only when
 something changed.
 """
 
@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import json
 import os
 import re
+import sys
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -107,15 +109,48 @@ def cache_dir(root: Path) -> Path:
 
 
 def code_digest() -> str:
-    """A digest of benchledger's own files (a cache built by other code is not trusted)."""
-    digest = hashlib.sha256(f"{CACHE_FORMAT}\0{__version__}\n".encode())
+    """A digest of benchledger's own files, the interpreter and the libraries the index's content depends on
+    (``RESULT_LIBRARIES``): a cache built by other code is not trusted."""
+    digest = hashlib.sha256(f"{CACHE_FORMAT}\0{__version__}\0{sys.version}\n".encode())
     for dirpath, dirnames, filenames in os.walk(PACKAGE_DIR):
         dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
         for name in sorted(filenames):
             if name.endswith((".py", ".sql")):
                 st = (Path(dirpath) / name).stat()
                 digest.update(f"{dirpath}/{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    for line in library_identities():
+        digest.update(f"{line}\n".encode())
     return digest.hexdigest()
+
+
+RESULT_LIBRARIES = {"duckdb": "duckdb", "_duckdb": "duckdb", "pydantic": "pydantic",
+                    "pydantic_core": "pydantic_core", "yaml": "pyyaml", "orjson": "orjson"}
+"""Module → its distribution, for the libraries whose behaviour is part of what the index holds: YAML scalars
+(``ledger/blockyaml.py``), validation and the records' JSON (the checks' facts), the rows' JSON, DuckDB's
+storage and SQL. A cache built under another version of one is rebuilt, as a fresh build would differ."""
+
+
+def library_identities() -> list[str]:
+    """Per ``RESULT_LIBRARIES`` module, where it is imported from (its file's path, size, mtime and inode) and
+    the installed version beside it (``<dist>-<version>.dist-info``), found without importing it."""
+    lines: list[str] = []
+    listed: dict[Path, list[str]] = {}
+    for module, dist in RESULT_LIBRARIES.items():
+        spec = importlib.util.find_spec(module)
+        origin = Path(spec.origin) if spec is not None and spec.origin is not None else None
+        if spec is None or origin is None or not origin.is_file():
+            lines.append(f"{module}\0-")
+            continue
+        st = origin.stat()
+        site = origin.parent.parent if spec.submodule_search_locations is not None else origin.parent
+        if site not in listed:
+            try:
+                listed[site] = sorted(p.name.lower() for p in site.iterdir() if p.name.endswith(".dist-info"))
+            except OSError:
+                listed[site] = []
+        versions = [n for n in listed[site] if n.startswith(f"{dist}-")]
+        lines.append(f"{module}\0{origin}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\0{' '.join(versions)}")
+    return lines
 
 
 def open_index(ledger_dir: Path | str | None = None, *, cache: bool = True, rebuild: bool = False,
