@@ -22,8 +22,14 @@ runs them with ``PYTHONDONTWRITEBYTECODE=1`` on a copy of the package without by
 a package with ``__pycache__`` would still be read from it); ``--both-bytecode`` measures each size
 both ways (``results`` and ``results_no_bytecode``). The JSON's ``bytecode`` says which setting this process
 found and which its children ran under.
+``--baseline REV`` also times, side by side with each cold sample (interleaved, same ledger, same installed
+dependencies), ``benchledger query`` as the code at git revision ``REV`` ran it: the issue's "today 8.4 s" was
+measured on ``BASELINE_REV``, the commit issue 15 was filed against, where every query loaded every file, ran the
+whole audit and built a fresh index. Its ``src/`` is taken with ``git archive`` into a temporary folder and
+imported through ``PYTHONPATH`` (compiled as the current package is). ``cold_over_baseline`` is then what the
+absolute targets mean on a host of another speed: cold ≤ 6 s where that code took 8.4 s is a ratio ≤ 0.714.
 Usage: python benchmarks/ledger_scale.py [--sizes 1000 10000 20000] [--repeat 3] [--site] [--bundled]
-       [--no-bytecode | --both-bytecode]
+       [--no-bytecode | --both-bytecode] [--baseline [REV]]
 """
 
 from __future__ import annotations
@@ -56,9 +62,16 @@ from benchledger.schema import RECORD_ADAPTER
 from ledger_builder import benchmark, reference_records, source
 
 QUERY = "select count(*) from arms"
+BASELINE_REV = "05b43dabbb8e63d6992f8d930edec4cbe545a86a"
+"""The commit issue 15 was filed against (the parent of bea086c, its first change): no cache, no workers."""
+TARGET_COLD_RATIO = round(6.0 / 8.4, 3)
+"""Issue 15's cold target (≤ 6 s) over what it measured on ``BASELINE_REV`` (8.4 s)."""
+REPO = Path(__file__).resolve().parents[1]
 NO_BYTECODE = "PYTHONDONTWRITEBYTECODE"
 _CHILD_ENV: dict[str, str] = dict(os.environ)
 """The environment of every ``benchledger`` child process (``child_environment`` sets it)."""
+_BASELINE_ENV: dict[str, str] | None = None
+"""The environment of the baseline's child processes (``baseline_environment`` sets it; None: no baseline)."""
 
 
 def child_environment(bytecode: bool) -> dict[str, Any]:
@@ -111,13 +124,44 @@ def generate(root: Path, count: int) -> None:
         (folder / f"{record.id}.md").write_text(dump_record(record), encoding="utf-8")
 
 
-def cli(*args: str) -> dict[str, Any]:
-    """Run one ``benchledger`` command; its wall time, CPU time (user + sys) and output."""
+def baseline_environment(rev: str) -> dict[str, Any]:
+    """Set the baseline's environment: ``src/`` of ``rev`` extracted (``git archive``) into a temporary folder
+    first on ``PYTHONPATH``, compiled or not as the current package's children are. What it did, for the JSON."""
+    global _BASELINE_ENV
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--verify", f"{rev}^{{commit}}"],
+                            capture_output=True, text=True, check=False)
+    if commit.returncode != 0:
+        raise SystemExit(f"--baseline {rev}: not a commit of {REPO} ({commit.stderr.strip()})")
+    sha = commit.stdout.strip()
+    folder = Path(tempfile.mkdtemp(prefix="benchledger-scale-baseline-"))
+    atexit.register(shutil.rmtree, folder, True)
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", sha, "src"], capture_output=True,
+                             check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    package = folder / "src" / "benchledger"
+    env = dict(_CHILD_ENV)
+    if NO_BYTECODE not in env and not compileall.compile_dir(package, quiet=1):
+        raise SystemExit(f"could not compile the baseline's package in {package}")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(folder / "src"), _CHILD_ENV.get("PYTHONPATH")) if p)
+    found = subprocess.run([sys.executable, "-c", "import benchledger; print(benchledger.__file__)"],
+                           capture_output=True, text=True, check=True, env=env).stdout.strip()
+    if Path(found).resolve().parent != package.resolve():
+        raise SystemExit(f"the baseline's children import benchledger from {found}, not {package}")
+    _BASELINE_ENV = env
+    return {"rev": sha, "package": str(package), "target_cold_ratio": TARGET_COLD_RATIO}
+
+
+def cli(*args: str, baseline: bool = False) -> dict[str, Any]:
+    """Run one ``benchledger`` command (``baseline``: the baseline's); its wall time, CPU time (user + sys) and
+    output."""
     load = round(os.getloadavg()[0], 2)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
+    env = _BASELINE_ENV if baseline else _CHILD_ENV
+    if env is None:
+        raise SystemExit("no baseline was set up (--baseline)")
     out = subprocess.run([sys.executable, "-m", "benchledger", *args], capture_output=True, text=True,
-                         timeout=1800, check=False, env=_CHILD_ENV)
+                         timeout=1800, check=False, env=env)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode not in (0, 1):
@@ -163,9 +207,15 @@ def measure(count: int, with_site: bool, repeat: int) -> dict[str, Any]:
         root = Path(tmp) / "ledger"
         generate(root, count)
         led = ("--ledger", str(root))
-        colds = [cold_audit(root) for _ in range(repeat)]
-        warm = [cli("query", QUERY, "-f", "csv", *led) for _ in range(3)]
         expected = f"count_star()\n{2 * count}\n"
+        colds, baselines = [], []
+        for _ in range(repeat):  # (each baseline sample right after a cold one: the same machine state)
+            colds.append(cold_audit(root))
+            if _BASELINE_ENV is not None:
+                baselines.append(cli("query", QUERY, "-f", "csv", *led, baseline=True))
+                if baselines[-1]["stdout"] != expected:
+                    raise SystemExit(f"the baseline answered {baselines[-1]['stdout']!r}, expected {expected!r}")
+        warm = [cli("query", QUERY, "-f", "csv", *led) for _ in range(3)]
         if warm[0]["stdout"] != expected:
             raise SystemExit(f"warm query answered {warm[0]['stdout']!r}, expected {expected!r}")
         ones = []
@@ -185,6 +235,8 @@ def measure(count: int, with_site: bool, repeat: int) -> dict[str, Any]:
             "hundred_files_changed_query": _times(hundred),
             "no_cache_query": _times(uncached),
         }
+        if baselines:
+            out["baseline_cold_query"] = _median(baselines)
         if with_site:
             start = time.perf_counter()
             cli("site", "build", "--out", str(Path(tmp) / "site"), *led)
@@ -233,6 +285,12 @@ def ratios(results: dict[int, dict[str, Any]]) -> dict[str, Any]:
             for unit in ("wall_s", "cpu_s")
         }
         out[str(n)]["cold_over_warm_wall"] = round(cold["wall_s"] / r["warm_query"]["wall_s"], 2)
+        if "baseline_cold_query" in r:  # (the medians' ratio, and each pair's: a sample and the baseline's after it)
+            base = r["baseline_cold_query"]
+            out[str(n)].update({f"cold_over_baseline_{unit}": round(cold[unit] / base[unit], 4)
+                                for unit in ("wall_s", "cpu_s")})
+            out[str(n)]["cold_over_baseline_wall_pairs"] = [
+                round(c["wall_s"] / b["wall_s"], 4) for c, b in zip(cold["samples"], base["samples"], strict=True)]
     sizes = sorted(results)
     for small, big in pairwise(sizes):
         out[f"growth_{big}_over_{small}"] = {
@@ -251,6 +309,9 @@ def main() -> None:
     parser.add_argument("--bundled", action="store_true", help="also time a copy of the shipped ledger")
     parser.add_argument("--repeat", type=int, default=3, choices=range(1, 10), metavar="N",
                         help="samples of the cold audit and of the one-file change, each (default 3; median)")
+    parser.add_argument("--baseline", nargs="?", const=BASELINE_REV, default=None, metavar="REV",
+                        help="also time the cold query of the code at REV side by side (default REV: "
+                             f"{BASELINE_REV[:7]}, the commit issue 15 was filed against)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--no-bytecode", action="store_true",
                       help=f"run the children with {NO_BYTECODE}=1 (the sandbox's setting)")
@@ -263,6 +324,8 @@ def main() -> None:
     for written in ([True, False] if args.both_bytecode else [not args.no_bytecode]):
         key = "results" if written or not args.both_bytecode else "results_no_bytecode"
         bytecode[key] = child_environment(written)
+        if args.baseline is not None:
+            report["baseline"] = baseline_environment(args.baseline)
         results = {}
         for n in args.sizes:
             results[n] = measure(n, args.site, args.repeat)
