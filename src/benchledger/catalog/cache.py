@@ -83,8 +83,10 @@ class Index:
     con: duckdb.DuckDBPyConnection
     root: Path
     status: str
-    """'current' (answered from the cache), 'updated …', 'rebuilt …' or 'built without cache …'."""
+    """'current' (answered from the cache), 'updated …', 'rebuilt …' or 'built without cache (why)'."""
     records_checked: int
+    not_kept: str | None = None
+    """Why this index, built afresh, could not be kept in the cache (None: it is, or none was asked for)."""
 
     def report(self) -> AuditReport:
         """The audit report stored in the index (waivers applied)."""
@@ -171,7 +173,7 @@ def _open_index(ledger_dir: Path | str | None, cache: bool, rebuild: bool, clock
                 jobs: int | None) -> Index:
     root = resolve_ledger_dir(ledger_dir).resolve()
     if not cache:
-        return _uncached(root, "built without cache (--no-cache)")
+        return _uncached(root, "--no-cache")
     started = clock()
     code = code_digest()
     db = None if rebuild else current_db(root)
@@ -203,13 +205,26 @@ def _open_index(ledger_dir: Path | str | None, cache: bool, rebuild: bool, clock
     except BaseException as exc:
         if con is not None:
             con.close()
-        if isinstance(exc, OSError):  # e.g. a read-only ledger folder: answer without keeping a cache
-            return _uncached(root, f"built without cache ({CACHE_DIR}/ not writable: {exc.strerror or exc})")
-        raise
+        reason = _not_written(exc)
+        if reason is None:
+            raise
+        return _uncached(root, reason, kept=False)  # (what was written of it is removed: dbfiles.write_database)
     con, meta = _open_meta(db, root, code, con if status.startswith("updated") else None)  # (a rebuild closed it)
     if con is None or meta is None:
-        return _uncached(root, "built without cache (the cache just written could not be read back)")
+        return _uncached(root, "the cache just written could not be read back", kept=False)
     return Index(con, root, status, int(meta["records_checked"]))
+
+
+def _not_written(exc: BaseException) -> str | None:
+    """Why the cache could not be written, when that is what ``exc`` says: an OS error (a read-only ledger
+    folder, a full disk, a file size limit) or DuckDB's failure to write its file (its I/O error, or the fatal
+    error a checkpoint that could not write raises). The answer is then built afresh in memory, which needs
+    no cache; anything else is raised."""
+    if isinstance(exc, OSError):
+        return f"{CACHE_DIR}/ not writable: {exc.strerror or exc}"
+    if isinstance(exc, duckdb.IOException | duckdb.FatalException):
+        return f"{CACHE_DIR}/ could not be written: {(str(exc).splitlines() or [type(exc).__name__])[0]}"
+    return None
 
 
 def is_current(root: Path, state: CachedState, files: dict[str, FileStat]) -> bool:
@@ -317,12 +332,14 @@ def _read_files(con: duckdb.DuckDBPyConnection, meta: dict[str, str]) -> CachedS
     return CachedState(meta, {r[0]: FileStat(*r[:7]) for r in rows}, {r[0]: r[7:] for r in rows})
 
 
-def _uncached(root: Path, status: str) -> Index:
+def _uncached(root: Path, why: str, *, kept: bool = True) -> Index:
+    """A fresh index in memory, built ``why``; ``kept=False``: one meant for the cache, which could not be kept."""
     from benchledger.catalog.build import build_catalog
     from benchledger.ledger.store import Ledger
 
     ledger = Ledger.load(root, require_layout=True)
-    return Index(build_catalog(ledger), root, status, len(ledger) + len(ledger.errors))
+    return Index(build_catalog(ledger), root, f"built without cache ({why})", len(ledger) + len(ledger.errors),
+                 None if kept else why)
 
 
 __all__ = ["CACHE_DIR", "CACHE_FORMAT", "DB_NAME", "META_KEYS", "POINTER", "STATS_SUFFIX", "CachedState", "Index",

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchledger.catalog.cache import DB_NAME, POINTER, STATS_SUFFIX
+from benchledger.ledger.atomic import atomic_write_text
 
 
 def write_database(folder: Path, previous: Path | None, fill: Callable[[Path], str]) -> tuple[str, Path]:
@@ -45,10 +46,11 @@ def remove_database(db: Path) -> None:
 
 
 def ignore_in_git(folder: Path) -> None:
+    """Write the cache folder's ``.gitignore`` when it has none, atomically: one cut short (a full disk) would
+    stay, empty, and the cache would no longer be ignored."""
     ignore = folder / ".gitignore"
     if not ignore.exists():
-        ignore.write_text("# the benchledger index cache: rebuilt from the record files, never committed\n*\n",
-                          encoding="utf-8")
+        atomic_write_text(ignore, "# the benchledger index cache: rebuilt from the record files, never committed\n*\n")
 
 
 def remove_abandoned(folder: Path) -> None:

@@ -2,8 +2,9 @@
 
 Command groups live in sibling modules, each with ``register(app)``; ``COMMANDS`` names the module of every
 command, so that a call imports only the module of the command it runs (``--help`` imports them all to list
-them). Errors raised on purpose (``BenchledgerError``) print as one line and exit 2 unless ``--debug``: the app's own
-group (``OneLineErrors``) does that, so the console script, ``python -m benchledger`` and an in-process
+them). Errors raised on purpose (``BenchledgerError``) and errors of the machine (``OSError``: a full disk, a folder
+that cannot be written) print as one line and exit 2 unless ``--debug``: the app's own group (``OneLineErrors``)
+does that, so the console script, ``python -m benchledger`` and an in-process
 ``typer.testing.CliRunner`` behave the same.
 """
 
@@ -77,8 +78,8 @@ def command_group(module: str) -> TyperGroup:
 
 
 class OneLineErrors(TyperGroup):
-    """The root group: a ``BenchledgerError`` from any command becomes ``error: …`` on stderr and exit 2, Ctrl-C
-    ``interrupted`` and exit 130.
+    """The root group: a ``BenchledgerError`` or an ``OSError`` from any command becomes ``error: …`` on stderr
+    and exit 2, Ctrl-C ``interrupted`` and exit 130.
 
     Its commands are built when first resolved (``COMMANDS`` says from which module), and it tidies option
     metavars (``tidy_metavars``) of itself and of each command it resolves.
@@ -109,7 +110,7 @@ class OneLineErrors(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
-        except BenchledgerError as exc:
+        except (BenchledgerError, OSError) as exc:
             if ctx.params.get("debug") or os.environ.get("BENCHLEDGER_DEBUG"):
                 raise
             typer.echo("error: " + " ".join(line.strip() for line in str(exc).splitlines() if line.strip()), err=True)

@@ -92,6 +92,9 @@ def _index(ledger: Path | None, no_cache: bool, *, full: bool = False,  # type: 
 
         index = open_index(ledger, cache=not no_cache, rebuild=full)
     freeze_for_process()  # a CLI process is short-lived: no collection (at exit neither) rescans what it loaded
+    if index.not_kept is not None:
+        console(stderr=True).print(f"warning: answered from a fresh index that could not be cached "
+                                   f"({index.not_kept}); every command will build it again", markup=False)
     failed = index.load_failures() if report_failures else []
     if failed:
         console(stderr=True).print(f"warning: {len(failed)} of {index.records_checked} files failed to load and are "

@@ -1,0 +1,82 @@
+"""A cache that cannot be written (a full disk, a quota, a file size limit) costs the answer nothing: the
+command answers from a fresh index built in memory, says on stderr that it could not keep it, and leaves no
+half-written database behind (catalog/cache.py: _not_written). The limit is a real one: ``RLIMIT_FSIZE`` in the
+command's process, under which every write past it fails with EFBIG, as on a full disk."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from benchledger.catalog.cache import CACHE_DIR, current_db, open_index
+
+from ledger_builder import build_mini_ledger
+
+LIMITED = """
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # (a write past the limit then fails with EFBIG)
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), resource.RLIM_INFINITY))
+from benchledger.cli import main
+sys.argv = ["benchledger", *sys.argv[2:]]
+main()
+"""
+
+
+def _limited(limit: int, *args: str) -> subprocess.CompletedProcess[str]:
+    """``benchledger ARGS`` in a process that may write no file past ``limit`` bytes."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "COLUMNS": "200"}
+    return subprocess.run([sys.executable, "-c", LIMITED, str(limit), *args], capture_output=True, text=True,
+                          env=env, timeout=300, check=False)
+
+
+def _written(root: Path) -> list[str]:
+    return sorted(p.name for p in (root / CACHE_DIR).iterdir() if p.name != ".gitignore")
+
+
+QUERY = ("query", "select count(*) as n from arms", "-f", "csv")
+
+
+def test_a_cache_that_cannot_be_written_answers_from_memory_and_says_so(tmp_path: Path) -> None:
+    """100 kB: the cache folder's small files are written, DuckDB's checkpoint fails (a fatal error in DuckDB)."""
+    root = build_mini_ledger(tmp_path / "ledger")
+    out = _limited(100_000, *QUERY, "--ledger", str(root))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "n\n2\n"
+    warnings = [line for line in out.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 1 and "could not be cached" in warnings[0], out.stderr
+    assert "Traceback" not in out.stderr
+    assert _written(root) == []  # nothing half-written is left
+
+
+def test_a_machine_where_nothing_can_be_written_gets_one_line_and_no_half_written_file(tmp_path: Path) -> None:
+    """0: not a byte anywhere, not even the row files a fresh build in memory goes through: exit 2, the reason in
+    one line; the cache folder's ``.gitignore`` is whole or absent (an empty one would stop ignoring the cache)."""
+    root = build_mini_ledger(tmp_path / "ledger")
+    out = _limited(0, *QUERY, "--ledger", str(root))
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in out.stderr, out.stderr
+    assert out.stdout == ""
+    ignore = root / CACHE_DIR / ".gitignore"
+    assert not ignore.exists() or ignore.read_text(encoding="utf-8").endswith("*\n")
+    assert _written(root) == []
+
+
+def test_an_update_that_cannot_be_written_answers_from_memory_and_keeps_the_old_cache(tmp_path: Path) -> None:
+    root = build_mini_ledger(tmp_path / "ledger")
+    open_index(root).close()
+    before = current_db(root)
+    assert before is not None
+    bench = root / "benchmarks" / "test-bench.md"
+    bench.write_text(bench.read_text(encoding="utf-8") + "\nEdited.\n", encoding="utf-8")
+    out = _limited(before.stat().st_size // 2, "audit", "--summary", "--ledger", str(root))
+    assert out.returncode == 0, out.stderr
+    assert " 0 errors" in out.stdout and "could not be cached" in out.stderr
+    assert current_db(root) == before and _written(root) == sorted(["CURRENT", before.name])
+    index = open_index(root)  # (no limit: the next command brings the cache up to date)
+    try:
+        assert index.status.startswith("updated") and index.not_kept is None
+    finally:
+        index.close()
