@@ -2,7 +2,7 @@
 
 The output path reaches DuckDB as a query parameter and view names as quoted identifiers: nothing from the
 command line becomes SQL text. Rows are ordered by every column, on one thread, so the same index gives the
-same bytes.
+same bytes. Each file is written whole or not at all (a temporary file, then renamed).
 """
 
 from __future__ import annotations
@@ -44,8 +44,11 @@ def export_views(con: duckdb.DuckDBPyConnection, out_dir: Path | str, fmt: Expor
             try:
                 con.execute(f"COPY (SELECT * FROM {name} ORDER BY {order}) TO ? ({_COPY_OPTIONS[fmt]})", [str(tmp)])
                 tmp.replace(target)
-            except BaseException:
+            except BaseException as exc:
                 tmp.unlink(missing_ok=True)
+                if isinstance(exc, duckdb.IOException):  # (a full disk, a quota: the machine's, said in one line)
+                    raise LedgerError(f"could not write {target} ({len(written)} of {len(chosen)} views written): "
+                                      f"{(str(exc).splitlines() or ['I/O error'])[0]}") from exc
                 raise
             written.append(target)
     finally:

@@ -1,6 +1,7 @@
 """A cache that cannot be written (a full disk, a quota, a file size limit) costs the answer nothing: the
 command answers from a fresh index built in memory, says on stderr that it could not keep it, and leaves no
-half-written database behind (catalog/cache.py: _not_written). The limit is a real one: ``RLIMIT_FSIZE`` in the
+half-written database behind (catalog/cache.py: _not_written). An export that cannot be written says which
+file in one line and leaves only whole files (ledger/export.py). The limit is a real one: ``RLIMIT_FSIZE`` in the
 command's process, under which every write past it fails with EFBIG, as on a full disk."""
 
 from __future__ import annotations
@@ -80,3 +81,19 @@ def test_an_update_that_cannot_be_written_answers_from_memory_and_keeps_the_old_
         assert index.status.startswith("updated") and index.not_kept is None
     finally:
         index.close()
+
+
+def test_an_export_that_cannot_be_written_says_which_file_in_one_line(tmp_path: Path) -> None:
+    """Under a 500-byte limit some views fit and the next does not: exit 2, one line naming it; every file
+    there is whole and no temporary file is left."""
+    root = build_mini_ledger(tmp_path / "ledger")
+    open_index(root).close()
+    out_dir = tmp_path / "out"
+    out = _limited(500, "export", "-f", "csv", "--out", str(out_dir), "--ledger", str(root))
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: could not write ") and "Traceback" not in out.stderr
+    written = sorted(p.name for p in out_dir.iterdir())
+    assert not [name for name in written if name.startswith(".")], written
+    for name in written:
+        assert (out_dir / name).read_text(encoding="utf-8").endswith("\n"), name
