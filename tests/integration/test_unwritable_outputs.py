@@ -97,3 +97,45 @@ def test_an_export_that_cannot_be_written_says_which_file_in_one_line(tmp_path: 
     assert not [name for name in written if name.startswith(".")], written
     for name in written:
         assert (out_dir / name).read_text(encoding="utf-8").endswith("\n"), name
+
+
+def test_an_init_that_cannot_be_written_leaves_no_half_ledger(tmp_path: Path) -> None:
+    """50 bytes: ``waivers.yaml`` fits, ``.gitignore`` does not. The old code left the folder with an empty
+    ``.gitignore`` (the cache would be committed), and the next ``init`` refused it as not empty. Now: exit 2,
+    one line, no folder, and ``init`` again (no limit) makes a whole ledger."""
+    target = tmp_path / "new" / "ledger"
+    out = _limited(50, "init", str(target))
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in out.stderr, out.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # (its parent too: this run made it)
+    again = _limited(10_000_000, "init", str(target))
+    assert again.returncode == 0, again.stderr
+    assert (target / ".gitignore").read_text(encoding="utf-8").endswith(f"{CACHE_DIR}/\n")
+    assert (target / "waivers.yaml").read_text(encoding="utf-8") == "[]\n"
+    assert not [p for p in target.parent.iterdir() if p.name.startswith(".")]  # no temporary folder left
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o777 & ~umask  # (as mkdir makes it, not mkdtemp's private 0o700)
+
+
+def test_an_init_into_an_empty_folder_that_fails_keeps_the_folder_and_leaves_it_empty(tmp_path: Path) -> None:
+    """The folder was the user's (made before): it stays, empty, with its own mode; what this run made is gone."""
+    target = tmp_path / "ledger"
+    target.mkdir()
+    target.chmod(0o750)
+    out = _limited(50, "init", str(target))
+    assert out.returncode == 2, out.stderr
+    assert target.is_dir() and list(target.iterdir()) == [] and (target.stat().st_mode & 0o777) == 0o750
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ledger"]
+    assert _limited(10_000_000, "init", str(target)).returncode == 0
+    assert (target / "README.md").is_file() and (target.stat().st_mode & 0o777) == 0o750
+
+
+def test_an_init_with_reference_that_fails_while_copying_leaves_nothing(tmp_path: Path) -> None:
+    """A limit the scaffold fits under but a reference record does not: the copy fails half-way; no folder."""
+    target = tmp_path / "ledger"
+    out = _limited(1_500, "init", "--with-reference", str(target))
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -1,16 +1,16 @@
 """The persistent index of a ledger, kept in ``<ledger>/.benchledger-cache/``: answer at once when nothing
 changed, else bring it up to date (``refresh.py``) and answer.
 
-The cache holds one DuckDB file: the full index (as ``build.build_catalog`` makes it) plus, per record file,
-its content hash and what the audit found about it. It is trusted only when its format, benchledger's version
-and code, the interpreter and the libraries the index depends on (``code_digest``), and the ledger's path
-match, and every record file's hash, ``waivers.yaml`` and the other files' stats equal what it was built from;
-anything else (missing, unreadable, stale) is rebuilt. A database built while some files were racy (``scan.py``)
-has no stat digest: the first command that hashes them, finds them equal and no longer racy writes one beside
-it (``<db>.stats``), so later commands read no file. Updates are written to a temporary copy and moved into
-place (``os.replace``), so a reader never sees half an update and two commands at once cannot corrupt it: each
-leaves a complete index of the files it read, and the next command compares again. This module imports nothing heavy; the audit and the physics model load only when
-something changed.
+The cache holds one DuckDB file: the full index (as ``build.build_catalog`` makes it) plus, per record file, its
+content hash and what the audit found about it. It is trusted only when its format, benchledger's version and code,
+the interpreter and the libraries the index depends on (``code_digest``), and the ledger's path match, and every
+record file's hash, ``waivers.yaml`` and the other files' stats equal what it was built from; anything else
+(missing, unreadable, stale) is rebuilt. A database built while some files were racy (``scan.py``) has no stat
+digest: the first command that hashes them, finds them equal and no longer racy writes one beside it
+(``<db>.stats``), so later commands read no file. Updates are written to a temporary copy and moved into place
+(``os.replace``), so a reader never sees half an update and two commands at once cannot corrupt it: each leaves a
+complete index of the files it read, and the next command compares again. This module imports nothing heavy; the
+audit and the physics model load only when something changed.
 """
 
 from __future__ import annotations

@@ -1,11 +1,17 @@
-"""``benchledger init``: create an empty ledger folder (optionally with the bundled reference data)."""
+"""``benchledger init``: create an empty ledger folder (optionally with the bundled reference data).
+
+The ledger is made whole in a temporary folder beside the target, then moved into place: a full disk, a quota
+or Ctrl-C half-way leaves no half ledger (one with an empty ``.gitignore`` would let the cache be committed,
+and a second ``init`` would refuse the folder as not empty). An empty target folder that existed is kept."""
 
 from __future__ import annotations
 
 import shutil
+import tempfile
 from pathlib import Path
 
 from benchledger.errors import LedgerError
+from benchledger.ledger.atomic import current_umask
 from benchledger.ledger.location import CACHE_FOLDER
 from benchledger.ledger.paths import bundled_ledger_dir
 from benchledger.ledger.store import Ledger
@@ -25,11 +31,41 @@ Check it with `benchledger audit --ledger .`; query it with `benchledger query -
 
 def init_ledger(target: Path | str, *, with_reference: bool = False) -> Path:
     """Create the folder layout; with ``with_reference`` copy the bundled reference records, their sources and
-    the run data their measured numbers cite."""
+    the run data their measured numbers cite. All of it or nothing: see the module's docstring."""
     root = Path(target)
-    if root.exists() and any(root.iterdir()):
+    existed = root.is_dir()
+    if root.exists() and (not existed or any(root.iterdir())):
         raise LedgerError(f"{root}: folder exists and is not empty")
-    root.mkdir(parents=True, exist_ok=True)
+    made = _make_parents(root.parent)
+    try:
+        work = Path(tempfile.mkdtemp(prefix=f".{root.name}.init-", dir=root.parent))
+    except BaseException:
+        _remove_empty(made)
+        raise
+    moved: list[Path] = []
+    try:
+        _scaffold(work, with_reference)
+        if existed:  # (the user's folder stays, with its mode: what was made moves into it)
+            for entry in sorted(work.iterdir()):
+                entry.rename(root / entry.name)
+                moved.append(root / entry.name)
+            work.rmdir()
+        else:
+            work.chmod(0o777 & ~current_umask())  # (mkdtemp's folder is private)
+            work.rename(root)
+    except BaseException:
+        for entry in moved:
+            if entry.is_dir():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+        shutil.rmtree(work, ignore_errors=True)
+        _remove_empty(made)
+        raise
+    return root
+
+
+def _scaffold(root: Path, with_reference: bool) -> None:
     for folder in KIND_FOLDERS.values():
         (root / folder).mkdir()
     (root / "runs").mkdir()
@@ -39,7 +75,21 @@ def init_ledger(target: Path | str, *, with_reference: bool = False) -> Path:
                                     encoding="utf-8")
     if with_reference:
         _copy_reference(bundled_ledger_dir(), root)
-    return root
+
+
+def _make_parents(folder: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents; those this call made, deepest first."""
+    missing = [p for p in (folder, *folder.parents) if not p.exists()]
+    folder.mkdir(parents=True, exist_ok=True)
+    return missing
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def _copy_reference(source_root: Path, root: Path) -> None:
