@@ -1,14 +1,15 @@
 """Ledger scale benchmark: the cached index against a cold build, for N synthetic benchmark records.
 
-For each N (one run, side by side), ``--repeat`` rounds of: cold ``benchledger audit`` (loads, audits and
-indexes every file, writes the cache; the cache folder removed first), warm ``benchledger query "select
-count(*) from arms"`` (nothing changed), the same query after one benchmark file changed (a different file each
-round); then the query after 100 changed, and ``query --no-cache`` (a fresh in-memory build). Each is a real
-CLI process: wall seconds and the CPU seconds it used; medians, with every sample kept in the JSON
-(``samples``): one sample of a CLI process on a shared 2-core machine moves by ±10 %, as much as the margins
-the targets leave, and this host's speed drifts within a run (rounds, not all cold samples first, so that a
-ratio's two sides are measured minutes apart at most: ``*_pairs``, each round's). Printed as JSON with the
-load average before and after, the ratios (warm / cold, changed / cold) and the growth ratio for 2× records.
+Every N's ledger is generated first; then ``--repeat`` rounds, each of every N in turn (``measure``), of: cold
+``benchledger audit`` (loads, audits and indexes every file, writes the cache; the cache folder removed first), warm
+``benchledger query "select count(*) from arms"`` (nothing changed), the same query after one benchmark file changed
+(a different file each round); then, per N, the query after 100 changed, and ``query --no-cache`` (a fresh in-memory
+build). Each is a real CLI process: wall seconds and the CPU seconds it used; medians, with every sample kept in the
+JSON (``samples``): one sample of a CLI process on a shared 2-core machine moves by ±10 %, as much as the margins
+the targets leave, and this host's speed drifts within a run (rounds, not all cold samples first, so that a ratio's
+two sides, the growth ratio's too, are measured minutes apart at most: ``*_pairs``, each round's). Printed as JSON
+with the load average before and after, the ratios (warm / cold, changed / cold) and the growth ratio for 2×
+records.
 
 Targets (issue 15, 2-core machine): warm query at 10,000 ≤ 0.5 s wall and ≥ 15× faster than cold; one changed
 record ≤ 10 % of cold; cold audit + index ≤ 6 s; 2× records ≤ 2.1× time. ``--site`` also times ``site build``
@@ -213,43 +214,64 @@ def cold_audit(root: Path) -> dict[str, Any]:
     return cold
 
 
-def measure(count: int, with_site: bool, repeat: int) -> dict[str, Any]:
+def measure(sizes: list[int], with_site: bool, repeat: int) -> dict[int, dict[str, Any]]:
+    """Every size's ledger generated first, then ``repeat`` rounds, each of every size in turn (ascending, then
+    descending: a steady drift of the host's speed weighs on no size more than another): cold audit, the
+    baseline's cold query, warm query, the query after one file changed. So a growth ratio's two sides are
+    measured within a round too, not one size's samples all before the other's. Then per size: 100 files
+    changed, ``--no-cache`` and ``site build``."""
     with tempfile.TemporaryDirectory(prefix="benchledger-scale-") as tmp:
-        root = Path(tmp) / "ledger"
-        generate(root, count)
-        settle(root)
-        led = ("--ledger", str(root))
-        expected = f"count_star()\n{2 * count}\n"
-        colds, baselines, warm, ones = [], [], [], []
-        for i in range(repeat):  # (rounds: a ratio's two sides measured in the same machine state)
-            colds.append(cold_audit(root))
-            if _BASELINE_ENV is not None:
-                baselines.append(cli("query", QUERY, "-f", "csv", *led, baseline=True))
-                if baselines[-1]["stdout"] != expected:
-                    raise SystemExit(f"the baseline answered {baselines[-1]['stdout']!r}, expected {expected!r}")
-            warm.append(cli("query", QUERY, "-f", "csv", *led))
-            touch(root, 1, f"one-{i}", first=i)
-            ones.append(cli("query", QUERY, "-f", "csv", *led))
-        touch(root, 100, "hundred")
-        hundred = cli("query", QUERY, "-f", "csv", *led)
-        uncached = cli("query", QUERY, "-f", "csv", "--no-cache", *led)
-        for run in (*warm, *ones, hundred, uncached):
-            if run["stdout"] != expected:
-                raise SystemExit(f"query answered {run['stdout']!r}, expected {expected!r}")
-        out: dict[str, Any] = {
-            "cold_audit_index": _median(colds),
-            "warm_query": _median(warm),
-            "one_file_changed_query": _median(ones),
-            "hundred_files_changed_query": _times(hundred),
-            "no_cache_query": _times(uncached),
-        }
-        if baselines:
-            out["baseline_cold_query"] = _median(baselines)
-        if with_site:
-            start = time.perf_counter()
-            cli("site", "build", "--out", str(Path(tmp) / "site"), *led)
-            out["site_build"] = {"wall_s": round(time.perf_counter() - start, 3)}
+        roots = {n: Path(tmp) / f"ledger-{n}" for n in sizes}
+        for n, root in roots.items():
+            generate(root, n)
+        for root in roots.values():
+            settle(root)
+        runs: dict[int, dict[str, list[dict[str, Any]]]] = {n: {"cold": [], "base": [], "warm": [], "one": []}
+                                                            for n in sizes}
+        for i in range(repeat):
+            for n in (sizes if i % 2 == 0 else sizes[::-1]):
+                _round(roots[n], n, i, runs[n])
+            print(f"round {i + 1} of {repeat}: " + ", ".join(
+                f"N={n} cold {runs[n]['cold'][-1]['wall_s']} s" for n in sizes), file=sys.stderr, flush=True)
+        out = {}
+        for n, root in roots.items():
+            led = ("--ledger", str(root))
+            touch(root, 100, "hundred")
+            hundred = cli("query", QUERY, "-f", "csv", *led)
+            uncached = cli("query", QUERY, "-f", "csv", "--no-cache", *led)
+            _expect(n, hundred, uncached)
+            r = runs[n]
+            out[n] = {"cold_audit_index": _median(r["cold"]), "warm_query": _median(r["warm"]),
+                      "one_file_changed_query": _median(r["one"]), "hundred_files_changed_query": _times(hundred),
+                      "no_cache_query": _times(uncached)}
+            if r["base"]:
+                out[n]["baseline_cold_query"] = _median(r["base"])
+            if with_site:
+                start = time.perf_counter()
+                cli("site", "build", "--out", str(Path(tmp) / f"site-{n}"), *led)
+                out[n]["site_build"] = {"wall_s": round(time.perf_counter() - start, 3)}
         return out
+
+
+def _round(root: Path, count: int, i: int, runs: dict[str, list[dict[str, Any]]]) -> None:
+    """One round on one ledger (a ratio's two sides in the same machine state): cold audit, the baseline's
+    cold query, warm query, then the query after the ``i``-th benchmark file changed."""
+    led = ("--ledger", str(root))
+    runs["cold"].append(cold_audit(root))
+    if _BASELINE_ENV is not None:
+        runs["base"].append(cli("query", QUERY, "-f", "csv", *led, baseline=True))
+        _expect(count, runs["base"][-1])
+    runs["warm"].append(cli("query", QUERY, "-f", "csv", *led))
+    touch(root, 1, f"one-{i}", first=i)
+    runs["one"].append(cli("query", QUERY, "-f", "csv", *led))
+    _expect(count, runs["warm"][-1], runs["one"][-1])
+
+
+def _expect(count: int, *answers: dict[str, Any]) -> None:
+    expected = f"count_star()\n{2 * count}\n"
+    for run in answers:
+        if run["stdout"] != expected:
+            raise SystemExit(f"query answered {run['stdout']!r}, expected {expected!r}")
 
 
 def _times(run: dict[str, Any]) -> dict[str, float]:
@@ -312,6 +334,10 @@ def ratios(results: dict[int, dict[str, Any]]) -> dict[str, Any]:
                for name in ("cold_audit_index", "warm_query", "one_file_changed_query")
                for unit in ("wall_s", "cpu_s")},
         }
+        pairs = [round(b["wall_s"] / a["wall_s"], 3) for a, b in zip(
+            results[small]["cold_audit_index"]["samples"], results[big]["cold_audit_index"]["samples"], strict=True)]
+        out[f"growth_{big}_over_{small}"]["cold_audit_index_wall_pairs"] = pairs  # (each round's)
+        out[f"growth_{big}_over_{small}"]["cold_audit_index_wall_pairs_median"] = round(statistics.median(pairs), 3)
     return out
 
 
@@ -339,10 +365,7 @@ def main() -> None:
         bytecode[key] = child_environment(written)
         if args.baseline is not None:
             report["baseline"] = baseline_environment(args.baseline)
-        results = {}
-        for n in args.sizes:
-            results[n] = measure(n, args.site, args.repeat)
-            print(f"N={n} ({bytecode[key]['children']}): {json.dumps(results[n])}", file=sys.stderr, flush=True)
+        results = measure(sorted(set(args.sizes)), args.site, args.repeat)
         report[key] = {str(n): r for n, r in results.items()}
         report["ratios" if key == "results" else "ratios_no_bytecode"] = ratios(results)
         if args.bundled:
