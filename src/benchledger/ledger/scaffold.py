@@ -35,7 +35,7 @@ def init_ledger(target: Path | str, *, with_reference: bool = False) -> Path:
     root = Path(target)
     existed = root.is_dir()
     if root.exists() and (not existed or any(root.iterdir())):
-        raise LedgerError(f"{root}: folder exists and is not empty")
+        raise LedgerError(f"{root}: exists and is not an empty folder")
     made = _make_parents(root.parent)
     try:
         work = Path(tempfile.mkdtemp(prefix=f".{root.name}.init-", dir=root.parent))
