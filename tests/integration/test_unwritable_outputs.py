@@ -7,8 +7,10 @@ command's process, under which every write past it fails with EFBIG, as on a ful
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from benchledger.catalog.cache import CACHE_DIR, current_db, open_index
@@ -138,4 +140,31 @@ def test_an_init_with_reference_that_fails_while_copying_leaves_nothing(tmp_path
     out = _limited(1_500, "init", "--with-reference", str(target))
     assert out.returncode == 2, out.stderr
     assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert "/accelerators/" in out.stderr, out.stderr  # (the scaffold's own files fit: it failed copying records)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_init_stopped_with_ctrl_c_while_copying_leaves_nothing(tmp_path: Path) -> None:
+    """SIGINT once the copy of the reference records has begun (a record file seen anywhere under the parent):
+    ``interrupted``, exit 130, no folder. A run that finished before the signal arrived is tried again."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for attempt in range(5):
+        parent = tmp_path / f"try-{attempt}"
+        parent.mkdir()
+        proc = subprocess.Popen([sys.executable, "-m", "benchledger", "init", "--with-reference",
+                                 str(parent / "ledger")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, env=env)
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline:
+            if any(p.parent.name == "accelerators" for p in parent.rglob("*.md")):
+                proc.send_signal(signal.SIGINT)
+                break
+            time.sleep(0.005)  # (a poll's interval, not a wait for anything: the event is the file above)
+        _, stderr = proc.communicate(timeout=120)
+        if proc.returncode == 0:  # (finished before the signal: nothing to check)
+            continue
+        assert proc.returncode == 130, stderr
+        assert stderr.strip().splitlines()[-1] == "interrupted", stderr
+        assert list(parent.iterdir()) == []
+        return
+    raise AssertionError("init --with-reference finished before SIGINT every time")
