@@ -47,6 +47,7 @@ from benchledger.ledger.sql import quote_identifier, sql_text
 
 if TYPE_CHECKING:
     from benchledger.audit.report import AuditReport
+    from benchledger.catalog.dbfiles import NewDatabase
 
 CACHE_DIR = CACHE_FOLDER
 POINTER = "CURRENT"
@@ -181,7 +182,7 @@ def _open_index(ledger_dir: Path | str | None, cache: bool, rebuild: bool, clock
     if meta is None and db is not None and current_db(root) != db:  # replaced while we opened it: once more
         db = current_db(root)
         con, meta = _open_meta(db, root, code)
-    state = files = None
+    state = files = ahead = None
     if con is not None and meta is not None and db is not None:
         vouched, listed = _stats_vouch(root, meta, db)
         if vouched:
@@ -192,16 +193,17 @@ def _open_index(ledger_dir: Path | str | None, cache: bool, rebuild: bool, clock
             if is_current(root, state, files):
                 _vouch(db, meta, files)
                 return Index(con, root, "current", int(meta["records_checked"]))
-    from benchledger.catalog.refresh import refresh
-    from benchledger.ledger.paths import require_ledger_layout
-
-    if state is None and con is not None:  # a rebuild: no database to share the connection with
-        con.close()
-        con = None
+            ahead = _copy_ahead(root, db)  # (for the update, while what it needs is imported)
     try:
+        from benchledger.catalog.refresh import refresh
+        from benchledger.ledger.paths import require_ledger_layout
+
+        if state is None and con is not None:  # a rebuild: no database to share the connection with
+            con.close()
+            con = None
         require_ledger_layout(root)  # (a current cache was built from a ledger: that path needs no check)
         status, db = refresh(root, cache_dir(root), db if state is not None else None, state, files, started, code,
-                             jobs, con)
+                             jobs, con, ahead)
     except BaseException as exc:
         if con is not None:
             con.close()
@@ -209,10 +211,26 @@ def _open_index(ledger_dir: Path | str | None, cache: bool, rebuild: bool, clock
         if reason is None:
             raise
         return _uncached(root, reason, kept=False)  # (what was written of it is removed: dbfiles.write_database)
+    finally:
+        if ahead is not None:
+            ahead.close()  # (once: refresh closed it, unless it raised first)
     con, meta = _open_meta(db, root, code, con if status.startswith("updated") else None)  # (a rebuild closed it)
     if con is None or meta is None:
         return _uncached(root, "the cache just written could not be read back", kept=False)
     return Index(con, root, status, int(meta["records_checked"]))
+
+
+def _copy_ahead(root: Path, db: Path) -> NewDatabase | None:
+    """A new database for the update, ``db`` being copied into it in the background (``dbfiles.NewDatabase``);
+    None when the cache folder cannot be written (the update then meets that itself)."""
+    from benchledger.catalog.dbfiles import NewDatabase
+
+    try:
+        new = NewDatabase(cache_dir(root))
+    except OSError:
+        return None
+    new.copy_ahead(db)
+    return new
 
 
 def _not_written(exc: BaseException) -> str | None:

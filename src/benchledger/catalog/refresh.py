@@ -12,8 +12,9 @@ Any other change — a reference record or source, a file under ``runs/``, a che
 without a record key — rebuilds the index from every file. Either way the result is what
 ``build.build_catalog`` gives for the same files (tests/integration/test_index_cache.py checks that).
 
-An update writes a copy of the current database (a file copy: ~15 ms at 10,000 records), attached to the
-command's one DuckDB instance, in one transaction, then points the cache at it (``dbfiles.write_database``).
+An update writes a copy of the current database (a file copy: ~15 ms at 10,000 records, started in the
+background before this module is imported, ``dbfiles.NewDatabase``), attached to the command's one DuckDB
+instance, in one transaction, then points the cache at it (``dbfiles.write_database``).
 Not the database itself: every command reading it holds DuckDB's shared lock on its file, and writing it in
 place would need the exclusive one, so an update would wait for (or fail on) every query running.
 """
@@ -22,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
 import tempfile
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -51,7 +51,7 @@ from benchledger.catalog.cachetables import (
     local_rows,
 )
 from benchledger.catalog.contextcache import context_digest, create_context_table, keep_context, kept_context
-from benchledger.catalog.dbfiles import ignore_in_git, remove_abandoned, write_database
+from benchledger.catalog.dbfiles import NewDatabase, ignore_in_git, remove_abandoned, write_database
 from benchledger.catalog.entries import load_entry
 from benchledger.catalog.listing import Listing
 from benchledger.catalog.scan import (
@@ -149,14 +149,15 @@ class _Inputs:
 
 def refresh(root: Path, folder: Path, previous: Path | None, state: CachedState | None,
             files: dict[str, FileStat] | None, started_ns: int, code: str, jobs: int | None = 1,
-            con: duckdb.DuckDBPyConnection | None = None) -> tuple[str, Path]:
+            con: duckdb.DuckDBPyConnection | None = None, ahead: NewDatabase | None = None) -> tuple[str, Path]:
     """Write an up-to-date index into the cache ``folder`` and point the cache at it.
 
     ``previous`` is the current database (it holds ``state``). Returns what was done ('updated …' or
     'rebuilt …') and the new database. A rebuild runs in ``jobs`` worker processes where it can (``cold.py``;
     None: ``workers.default_jobs()``).
     ``con``: the command's DuckDB connection, to which an update attaches its copy (else a new one); a
-    rebuild closes it.
+    rebuild closes it. ``ahead``: the new database, a copy of ``previous`` under way (``NewDatabase.copy_ahead``)
+    for an update to write into; it is closed either way.
     """
     folder.mkdir(exist_ok=True)
     ignore_in_git(folder)
@@ -168,10 +169,13 @@ def refresh(root: Path, folder: Path, previous: Path | None, state: CachedState 
         if state is not None and previous is not None:
             with contextlib.suppress(_Rebuild):
                 return write_database(folder, previous,
-                                      lambda db: _update(root, db, previous, state, files, inputs, code, con))
+                                      lambda new: _update(root, new, previous, state, files, inputs, code, con),
+                                      ahead)
+        elif ahead is not None:
+            ahead.close()
         if con is not None:
             con.close()  # (before the rebuild forks its workers)
-        return write_database(folder, previous, lambda db: _rebuild(root, db, files, inputs, code, jobs))
+        return write_database(folder, previous, lambda new: _rebuild(root, new.path, files, inputs, code, jobs))
 
 
 def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs, code: str, jobs: int | None) -> str:
@@ -212,14 +216,14 @@ def _prepare_rebuild(con: duckdb.DuckDBPyConnection) -> None:
     create_catalog_views(con)
 
 
-def _update(root: Path, tmp: Path, previous: Path, state: CachedState, files: dict[str, FileStat],
+def _update(root: Path, new: NewDatabase, previous: Path, state: CachedState, files: dict[str, FileStat],
             inputs: _Inputs, code: str, con: duckdb.DuckDBPyConnection | None) -> str:
     if checking.checks_of("ledger") or set(TABLES) - set(RECORD_KEYS) - {"t_metrics"}:
         raise _Rebuild
     if not inputs.others or inputs.others != state.meta["others"]:  # '': a racy file, its stat vouches for nothing
         raise _Rebuild
-    shutil.copyfile(previous, tmp)
-    with _attached(con, tmp, previous.stem) as writer, \
+    new.copy_of(previous)
+    with _attached(con, new.path, previous.stem) as writer, \
             tempfile.TemporaryDirectory(prefix="benchledger-rows-") as workdir:
         return _update_copy(root, _Tables(writer, Path(workdir)), state, files, inputs, code)
 
