@@ -100,22 +100,28 @@ def current_stats(root: Path, folders: list[str]) -> tuple[str, list[Stat]]:
     """``stat_digest`` of the record files as they are now, and their stats (no file is read).
 
     The files are those of ``record_names``, listed here with ``os.scandir`` (one listing and one ``stat``
-    per file: this runs on every command).
+    per file: this runs on every command). Each folder is opened once and its files stat-ed relative to it
+    (``dir_fd``): the kernel then resolves one name per file, not the whole path (10,000 at 10,000 records).
     """
     base = str(root)
     stats: list[Stat] = []
+    stat = os.stat
     for folder in sorted(folders):
         try:
-            with os.scandir(f"{base}/{folder}") as it:
-                entries = sorted((e for e in it if not e.name.startswith(".") and e.is_file()), key=lambda e: e.name)
+            fd = os.open(f"{base}/{folder}", os.O_RDONLY | os.O_DIRECTORY)
         except (FileNotFoundError, NotADirectoryError):
             continue
-        for entry in entries:
-            try:
-                st = entry.stat()
-            except FileNotFoundError:
-                continue
-            stats.append((f"{folder}/{entry.name}", st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+        try:
+            with os.scandir(fd) as it:
+                names = sorted(e.name for e in it if not e.name.startswith(".") and e.is_file())
+            for name in names:
+                try:
+                    st = stat(name, dir_fd=fd)
+                except FileNotFoundError:
+                    continue
+                stats.append((f"{folder}/{name}", st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+        finally:
+            os.close(fd)
     return stat_digest(stats), stats
 
 
