@@ -45,7 +45,7 @@ def test_an_update_reads_no_reference_record_file(tmp_path: Path) -> None:
     root = make_ledger(tmp_path / "ledger")
     open_index(root, clock=LATER).close()
     opened: list[str] = []
-    watched = [str(root / folder) for folder in REFERENCE_FOLDERS]
+    watched = [f"{root / folder}/" for folder in REFERENCE_FOLDERS]  # (the files in them: the folders are listed)
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if event == "open" and isinstance(args[0], str | Path) and str(args[0]).startswith(tuple(watched)):

@@ -22,6 +22,7 @@ import json
 import os
 import re
 import sys
+import threading
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -88,6 +89,8 @@ class Index:
     records_checked: int
     not_kept: str | None = None
     """Why this index, built afresh, could not be kept in the cache (None: it is, or none was asked for)."""
+    removing: threading.Thread | None = None
+    """The removal of the database this one replaced, under way (``dbfiles.remove_in_background``)."""
 
     def report(self) -> AuditReport:
         """The audit report stored in the index (waivers applied)."""
@@ -105,6 +108,8 @@ class Index:
 
     def close(self) -> None:
         self.con.close()
+        if self.removing is not None:
+            self.removing.join()
 
 
 def cache_dir(root: Path) -> Path:
@@ -195,6 +200,7 @@ def _open_index(ledger_dir: Path | str | None, cache: bool, rebuild: bool, clock
                 return Index(con, root, "current", int(meta["records_checked"]))
             ahead = _copy_ahead(root, db)  # (for the update, while what it needs is imported)
     try:
+        from benchledger.catalog.dbfiles import remove_in_background
         from benchledger.catalog.refresh import refresh
         from benchledger.ledger.paths import require_ledger_layout
 
@@ -202,8 +208,8 @@ def _open_index(ledger_dir: Path | str | None, cache: bool, rebuild: bool, clock
             con.close()
             con = None
         require_ledger_layout(root)  # (a current cache was built from a ledger: that path needs no check)
-        status, db = refresh(root, cache_dir(root), db if state is not None else None, state, files, started, code,
-                             jobs, con, ahead)
+        previous = db if state is not None else None
+        status, db = refresh(root, cache_dir(root), previous, state, files, started, code, jobs, con, ahead)
     except BaseException as exc:
         if con is not None:
             con.close()
@@ -215,9 +221,12 @@ def _open_index(ledger_dir: Path | str | None, cache: bool, rebuild: bool, clock
         if ahead is not None:
             ahead.close()  # (once: refresh closed it, unless it raised first)
     con, meta = _open_meta(db, root, code, con if status.startswith("updated") else None)  # (a rebuild closed it)
+    removing = None if previous in (None, db) else remove_in_background(previous)  # (detached from ``con`` now)
     if con is None or meta is None:
+        if removing is not None:
+            removing.join()
         return _uncached(root, "the cache just written could not be read back", kept=False)
-    return Index(con, root, status, int(meta["records_checked"]))
+    return Index(con, root, status, int(meta["records_checked"]), removing=removing)
 
 
 def _copy_ahead(root: Path, db: Path) -> NewDatabase | None:
@@ -229,7 +238,11 @@ def _copy_ahead(root: Path, db: Path) -> NewDatabase | None:
         new = NewDatabase(cache_dir(root))
     except OSError:
         return None
-    new.copy_ahead(db)
+    try:
+        new.copy_ahead(db)
+    except BaseException:  # (a Ctrl-C once the copy has started)
+        new.close()
+        raise
     return new
 
 

@@ -23,6 +23,7 @@ from typing import Generic, TypeVar
 
 import duckdb
 
+from benchledger.catalog.threads import start_whole
 from benchledger.catalog.workers import ForkedCalls
 from benchledger.errors import LedgerError
 from benchledger.ledger.index import Columns, RowsFile, create_table, insert_files
@@ -110,7 +111,7 @@ class Loading(Generic[Part]):
         """Queue a part; the thread starts with the first (so that workers forked before it fork no thread)."""
         self._queue.put(get)
         if not self._thread.is_alive() and self._thread.ident is None:
-            self._thread.start()
+            start_whole(self._thread)  # (a Ctrl-C raised once it runs: __exit__ stops it)
 
     def finish(self) -> list[Part]:
         self._queue.put(None)
@@ -160,7 +161,11 @@ class Arrivals(Generic[Part]):
         self._thread = threading.Thread(target=self._receive, name="benchledger-index-parts", daemon=True)
 
     def __enter__(self) -> Arrivals[Part]:
-        self._thread.start()
+        try:
+            start_whole(self._thread)
+        except BaseException:  # (a Ctrl-C raised once it runs: ``with`` leaves without calling __exit__)
+            self.__exit__(None, None, None)
+            raise
         return self
 
     def add(self, number: int, part: Part) -> None:
@@ -200,7 +205,8 @@ class Arrivals(Generic[Part]):
             self._closed = True
             self._changed.notify_all()
         os.write(self._wake_write, b"x")
-        self._thread.join()
+        if self._thread.ident is not None:  # (started)
+            self._thread.join()
         os.close(self._wake_read)
         os.close(self._wake_write)
 

@@ -152,8 +152,8 @@ def refresh(root: Path, folder: Path, previous: Path | None, state: CachedState 
             con: duckdb.DuckDBPyConnection | None = None, ahead: NewDatabase | None = None) -> tuple[str, Path]:
     """Write an up-to-date index into the cache ``folder`` and point the cache at it.
 
-    ``previous`` is the current database (it holds ``state``). Returns what was done ('updated …' or
-    'rebuilt …') and the new database. A rebuild runs in ``jobs`` worker processes where it can (``cold.py``;
+    ``previous`` is the current database (it holds ``state``; left for the caller to remove). Returns what was
+    done ('updated …' or 'rebuilt …') and the new database. A rebuild runs in ``jobs`` worker processes where it can (``cold.py``;
     None: ``workers.default_jobs()``).
     ``con``: the command's DuckDB connection, to which an update attaches its copy (else a new one); a
     rebuild closes it. ``ahead``: the new database, a copy of ``previous`` under way (``NewDatabase.copy_ahead``)
@@ -168,14 +168,13 @@ def refresh(root: Path, folder: Path, previous: Path | None, state: CachedState 
     with gc_paused():
         if state is not None and previous is not None:
             with contextlib.suppress(_Rebuild):
-                return write_database(folder, previous,
-                                      lambda new: _update(root, new, previous, state, files, inputs, code, con),
-                                      ahead)
+                return write_database(folder, lambda new: _update(root, new, previous, state, files, inputs, code,
+                                                                   con), ahead)
         elif ahead is not None:
             ahead.close()
         if con is not None:
             con.close()  # (before the rebuild forks its workers)
-        return write_database(folder, previous, lambda new: _rebuild(root, new.path, files, inputs, code, jobs))
+        return write_database(folder, lambda new: _rebuild(root, new.path, files, inputs, code, jobs))
 
 
 def _rebuild(root: Path, tmp: Path, files: dict[str, FileStat], inputs: _Inputs, code: str, jobs: int | None) -> str:

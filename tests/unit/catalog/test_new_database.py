@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchledger.catalog.cache import POINTER
-from benchledger.catalog.dbfiles import NewDatabase, remove_abandoned, write_database
+from benchledger.catalog.dbfiles import NewDatabase, remove_abandoned, remove_in_background, write_database
 
 
 def _source(folder: Path, size: int = 3 << 20) -> Path:
@@ -24,11 +24,12 @@ def test_a_copy_made_ahead_is_the_source_and_is_published_whole(tmp_path: Path) 
     expected = source.read_bytes()
     new = NewDatabase(tmp_path)
     new.copy_ahead(source)
-    status, db = write_database(tmp_path, source, lambda made: (made.copy_of(source), "copied")[1], new)
+    status, db = write_database(tmp_path, lambda made: (made.copy_of(source), "copied")[1], new)
     assert (status, db) == ("copied", new.path)
     assert db.read_bytes() == expected
     assert (tmp_path / POINTER).read_text(encoding="utf-8").strip() == db.name
-    assert not source.exists()  # (the previous database, replaced)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([POINTER, db.name, source.name])  # (the caller's)
+    remove_in_background(source).join()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([POINTER, db.name])
 
 
@@ -52,7 +53,7 @@ def test_a_fill_that_fails_after_the_copy_leaves_nothing_and_keeps_the_previous(
         raise KeyboardInterrupt  # (as Ctrl-C during the update)
 
     with pytest.raises(KeyboardInterrupt):
-        write_database(tmp_path, source, fill, new)
+        write_database(tmp_path, fill, new)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([POINTER, source.name])
     assert (tmp_path / POINTER).read_text(encoding="utf-8").strip() == source.name
 
