@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchledger import __version__
 from benchledger.cli import COMMAND_MODULES, COMMANDS, command_group
 
 from cli_runner import command_tree, run_cli
@@ -53,3 +54,28 @@ def test_a_mistyped_command_still_gets_the_closest_name() -> None:
     result = run_cli("quer")
     assert result.exit_code == 2
     assert "Did you mean 'query'?" in result.stderr
+
+
+GC_DURING_IMPORT = """
+import gc, sys
+during = []
+
+def seen(phase, info):
+    cli = sys.modules.get("benchledger.cli")
+    if phase == "start" and cli is not None and not hasattr(cli, "main"):  # (benchledger.cli being imported)
+        during.append(info["generation"])
+
+gc.callbacks.append(seen)
+sys.argv = ["benchledger", "--version"]
+{start}
+"""
+
+
+def test_the_command_line_is_imported_with_the_collector_paused() -> None:
+    # (python -m benchledger, and the console script: pyproject.toml names benchledger.__main__:run)
+    for start in ("import runpy\ntry:\n    runpy.run_module('benchledger', run_name='__main__')\n"
+                  "except SystemExit:\n    pass",
+                  "from benchledger.__main__ import run\ntry:\n    run()\nexcept SystemExit:\n    pass"):
+        code = GC_DURING_IMPORT.format(start=start) + "print(len(during), gc.isenabled())\n"
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+        assert out.stdout.splitlines()[-2:] == [f"benchledger {__version__}", "0 True"], out.stdout + out.stderr
