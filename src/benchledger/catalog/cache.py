@@ -24,7 +24,8 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -294,7 +295,7 @@ def _vouch(db: Path, meta: dict[str, str], files: dict[str, FileStat]) -> None:
             atomic_write_text(Path(f"{db}{STATS_SUFFIX}"), digest + "\n")
 
 
-def _others_current(root: Path, meta: dict[str, str], records: Collection[str]) -> bool:
+def _others_current(root: Path, meta: dict[str, str], records: AbstractSet[str]) -> bool:
     hashed = json.dumps([file_digest(root / name) for name in json.loads(meta["hashed_files"])])
     skip = {*json.loads(meta["hashed_files"]), CACHE_DIR}
     return hashed == meta["hashed_digests"] and others_digest(root, skip, records) == meta["others"]

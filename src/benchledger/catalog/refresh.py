@@ -24,7 +24,8 @@ from __future__ import annotations
 import contextlib
 import json
 import tempfile
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -141,7 +142,7 @@ class _Inputs:
     others: str
 
     @classmethod
-    def now(cls, root: Path, files: Collection[str], started_ns: int | None = None) -> _Inputs:
+    def now(cls, root: Path, files: AbstractSet[str], started_ns: int | None = None) -> _Inputs:
         """``started_ns``: the scan's time; the other files' digest is then '' (stale) if any of them is racy."""
         return cls(json.dumps([file_digest(root / name) for name in HASHED_FILES]),
                    others_digest(root, {*HASHED_FILES, CACHE_DIR}, files, started_ns))

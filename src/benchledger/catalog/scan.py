@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import NamedTuple
 
@@ -130,29 +131,24 @@ def file_digest(path: Path) -> str:
     return sha256_bytes(path.read_bytes()) if path.is_file() else ""
 
 
-def others_digest(root: Path, skip: set[str], records: Collection[str], started_ns: int | None = None) -> str:
+def others_digest(root: Path, skip: set[str], records: AbstractSet[str], started_ns: int | None = None) -> str:
     """A digest of the path and stat of every other file in the ledger folder (``runs/`` data, …); '' when
     ``started_ns`` is given and a file changed within ``RACY_NS`` of it (its stat cannot vouch for its bytes).
 
-    ``records`` are the record files (relative paths), hashed apart; ``skip`` names top-level entries left out
+    ``records`` are the record files (relative paths: a set, or a dict's keys), hashed apart; ``skip`` names top-level entries left out
     (the cache, files hashed by content); hidden entries are left out everywhere, and so are links to folders
     (as ``os.walk`` leaves them). Measured values are checked against such files, and a file in a kind folder
     that is not a record (a sub-folder) is seen here too. String paths and ``os.scandir``: this runs on every
     command, over every file of the ledger.
     """
     digest = hashlib.sha256()
-    named: dict[str, set[str]] = {}  # folder prefix → the names of the record files in it
-    for rel in records:
-        folder, _, name = rel.rpartition("/")
-        named.setdefault(folder + "/" if folder else "", set()).add(name)
     pending = [(str(root), "")]
     while pending:
         directory, prefix = pending.pop()
-        records_here = named.get(prefix, set())
         try:
             with os.scandir(directory) as it:  # (a record file's entry is dropped here: 10,000 in benchmarks/)
                 entries = sorted((e for e in it if not e.name.startswith(".") and
-                                  (e.name not in records_here or e.is_dir())), key=lambda e: e.name)
+                                  (prefix + e.name not in records or e.is_dir())), key=lambda e: e.name)
         except OSError:  # gone or unreadable, as os.walk skips it
             continue
         folders: list[tuple[str, str]] = []
