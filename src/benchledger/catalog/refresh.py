@@ -154,8 +154,8 @@ def refresh(root: Path, folder: Path, previous: Path | None, state: CachedState 
     """Write an up-to-date index into the cache ``folder`` and point the cache at it.
 
     ``previous`` is the current database (it holds ``state``; left for the caller to remove). Returns what was
-    done ('updated …' or 'rebuilt …') and the new database. A rebuild runs in ``jobs`` worker processes where it can (``cold.py``;
-    None: ``workers.default_jobs()``).
+    done ('updated …' or 'rebuilt …') and the new database. A rebuild runs in ``jobs`` worker processes where it
+    can (``cold.py``; None: ``workers.default_jobs()``).
     ``con``: the command's DuckDB connection, to which an update attaches its copy (else a new one); a
     rebuild closes it. ``ahead``: the new database, a copy of ``previous`` under way (``NewDatabase.copy_ahead``)
     for an update to write into; it is closed either way.

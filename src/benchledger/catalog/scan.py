@@ -135,11 +135,11 @@ def others_digest(root: Path, skip: set[str], records: AbstractSet[str], started
     """A digest of the path and stat of every other file in the ledger folder (``runs/`` data, …); '' when
     ``started_ns`` is given and a file changed within ``RACY_NS`` of it (its stat cannot vouch for its bytes).
 
-    ``records`` are the record files (relative paths: a set, or a dict's keys), hashed apart; ``skip`` names top-level entries left out
-    (the cache, files hashed by content); hidden entries are left out everywhere, and so are links to folders
-    (as ``os.walk`` leaves them). Measured values are checked against such files, and a file in a kind folder
-    that is not a record (a sub-folder) is seen here too. String paths and ``os.scandir``: this runs on every
-    command, over every file of the ledger.
+    ``records`` are the record files (relative paths: a set, or a dict's keys), hashed apart; ``skip`` names
+    top-level entries left out (the cache, files hashed by content); hidden entries are left out everywhere, and
+    so are links to folders (as ``os.walk`` leaves them). Measured values are checked against such files, and a
+    file in a kind folder that is not a record (a sub-folder) is seen here too. String paths and ``os.scandir``:
+    this runs on every command, over every file of the ledger.
     """
     digest = hashlib.sha256()
     pending = [(str(root), "")]
