@@ -94,6 +94,15 @@ def _write(root: Path, data: dict[str, Any]) -> None:
     write_record(root, RECORD_ADAPTER.validate_python(data))
 
 
+def _replace_waivers(root: Path) -> Path:
+    """``waivers.yaml``, removed (a file or a folder): the path to write it anew."""
+    path = root / "waivers.yaml"
+    if path.is_dir():
+        path.rmdir()
+    path.unlink(missing_ok=True)
+    return path
+
+
 def apply(root: Path, op: str, target: str, other: str, value: float) -> None:
     """One edit of the kind people make to a ledger (some leave it broken on purpose)."""
     bench = root / "benchmarks"
@@ -142,14 +151,14 @@ def apply(root: Path, op: str, target: str, other: str, value: float) -> None:
         os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns - int(value * 1e9) - 1))
     elif op == "source":
         _write(root, {**source(), "title": f"A test source, retitled {value}"})
-    elif op == "waiver":
-        waivers = [{"code": "references.dangling", "record": target, "reason": "a test waiver with a reason",
-                    "date": "2026-11-30"}]
-        (root / "waivers.yaml").write_text(json.dumps(waivers), encoding="utf-8")
-    elif op == "waive-record-check":  # a waiver of a ``record`` check's finding (cached per record) about target
-        waivers = [{"code": "identity.id-not-filename", "record": target, "reason": "a test waiver with a reason",
-                    "date": "2026-11-30"}]
-        (root / "waivers.yaml").write_text(json.dumps(waivers), encoding="utf-8")
+    elif op in ("waiver", "waive-record-check"):  # the second waives a ``record`` check's finding (cached per record)
+        code = "references.dangling" if op == "waiver" else "identity.id-not-filename"
+        waivers = [{"code": code, "record": target, "reason": "a test waiver with a reason", "date": "2026-11-30"}]
+        _replace_waivers(root).write_text(json.dumps(waivers), encoding="utf-8")
+    elif op == "waivers-folder":  # a folder where the waivers file is (an error finding, not a crash)
+        _replace_waivers(root).mkdir()
+    elif op == "waivers-not-utf8":
+        _replace_waivers(root).write_bytes(b"- code: \xff\n")
     elif op == "run":
         (root / "runs").mkdir(exist_ok=True)
         (root / "runs" / f"{target}.jsonl").write_text(f"{value}\n", encoding="utf-8")
@@ -164,7 +173,8 @@ def apply(root: Path, op: str, target: str, other: str, value: float) -> None:
 IDS = st.sampled_from(["test-bench", "phys-a", "phys-b", "new-one", "new-two"])
 OPS = st.sampled_from(["settle", "settle", "write", "write", "physics", "duplicate", "contest", "break", "delete", "delete", "rename",
                        "misplaced", "model-in-benchmarks", "same-id-elsewhere", "source", "waiver", "run", "run-secret",
-                       "subfolder", "source-in-benchmarks", "reid", "touch", "waive-record-check"])
+                       "subfolder", "source-in-benchmarks", "reid", "touch", "waive-record-check", "waivers-folder",
+                       "waivers-not-utf8"])
 STEPS = st.lists(st.tuples(OPS, IDS, IDS, st.floats(min_value=0.5, max_value=5e5, allow_nan=False)),
                  min_size=1, max_size=4)
 
@@ -233,6 +243,25 @@ def test_an_update_keeps_the_findings_it_does_not_reach_and_redoes_the_rest(tmp_
     codes = {f.code for f in index.report().findings}
     index.close()
     assert {"files.in-subfolder", "schema.invalid", "waivers.unused"} <= codes
+
+
+@pytest.mark.parametrize("op", ["waivers-folder", "waivers-not-utf8"])
+def test_a_waivers_file_that_cannot_be_read_is_an_error_finding_and_a_change(tmp_path: Path, op: str) -> None:
+    """The old code crashed a fresh build (``IsADirectoryError``, ``UnicodeDecodeError``) while the cache, which
+    took a folder for no file, answered from before; now both report ``waivers.invalid`` and agree."""
+    root = make_ledger(tmp_path / "ledger")
+    apply(root, "waiver", "test-bench", "", 1.0)
+    assert assert_cache_equals_fresh(root, tmp_path / "s0").startswith("rebuilt")
+    apply(root, op, "", "", 0.0)
+    assert assert_cache_equals_fresh(root, tmp_path / "s1").startswith("updated")
+    index = open_index(root)
+    try:
+        invalid = [f for f in index.report().findings if f.code == "waivers.invalid"]
+    finally:
+        index.close()
+    assert len(invalid) == 1 and invalid[0].severity == "error"
+    apply(root, "waiver", "test-bench", "", 1.0)  # (and back)
+    assert assert_cache_equals_fresh(root, tmp_path / "s2").startswith("updated")
 
 
 def test_an_update_reads_no_run_file(tmp_path: Path) -> None:

@@ -33,8 +33,13 @@ def load_waivers(root: Path) -> tuple[list[Waiver], list[Finding]]:
     path = root / WAIVERS_FILE
     if not path.exists():
         return [], []
+    if not path.is_file():  # (a folder; a pipe would block the read)
+        return [], [Finding("waivers.invalid", "error", WAIVERS_FILE, "", f"{path}: not a file")]
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else "not UTF-8"
+        return [], [Finding("waivers.invalid", "error", WAIVERS_FILE, "", f"{path}: cannot be read ({why})")]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else "?"

@@ -16,6 +16,7 @@ audit and the physics model load only when something changed.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import importlib.util
 import json
@@ -214,7 +215,7 @@ def _open_index(ledger_dir: Path | str | None, cache: bool, rebuild: bool, clock
     except BaseException as exc:
         if con is not None:
             con.close()
-        reason = _not_written(exc)
+        reason = _not_written(exc, cache_dir(root))
         if reason is None:
             raise
         return _uncached(root, reason, kept=False)  # (what was written of it is removed: dbfiles.write_database)
@@ -247,13 +248,22 @@ def _copy_ahead(root: Path, db: Path) -> NewDatabase | None:
     return new
 
 
-def _not_written(exc: BaseException) -> str | None:
-    """Why the cache could not be written, when that is what ``exc`` says: an OS error (a read-only ledger
-    folder, a full disk, a file size limit) or DuckDB's failure to write its file (its I/O error, or the fatal
-    error a checkpoint that could not write raises). The answer is then built afresh in memory, which needs
-    no cache; anything else is raised."""
+_WRITE_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+"""The OS errors that say a file could not be written, wherever: no permission, a read-only file system, a full
+disk, a quota, a file size limit."""
+
+
+def _not_written(exc: BaseException, cache: Path) -> str | None:
+    """Why the cache could not be written, when that is what ``exc`` says: an OS error of ``_WRITE_ERRNOS`` (a
+    read-only ledger folder, a full disk, a file size limit), any OS error about a path in ``cache`` or ``cache``
+    itself (a file where the folder should be), or DuckDB's failure to write its file (its I/O error, or the fatal
+    error a checkpoint that could not write raises). The answer is then built afresh in memory, which needs no
+    cache; anything else (a ledger file that is a folder, a bad descriptor, …) is raised."""
     if isinstance(exc, OSError):
-        return f"{CACHE_DIR}/ not writable: {exc.strerror or exc}"
+        about = {Path(os.fsdecode(name)) for name in (exc.filename, exc.filename2) if name is not None}
+        if exc.errno in _WRITE_ERRNOS or any(p.is_relative_to(cache) for p in about):
+            return f"{CACHE_DIR}/ not writable: {exc.strerror or exc}"
+        return None
     if isinstance(exc, duckdb.IOException | duckdb.FatalException):
         return f"{CACHE_DIR}/ could not be written: {(str(exc).splitlines() or [type(exc).__name__])[0]}"
     return None

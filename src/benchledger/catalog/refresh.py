@@ -413,7 +413,10 @@ def _context(root: Path, listing: Listing, out: _Tables) -> Ledger:
     parsed: list[tuple[str, Record]] = []
     for rel, sha in files:
         path = root / rel
-        data = path.read_bytes()
+        try:
+            data = path.read_bytes()
+        except OSError:
+            raise _Rebuild from None  # gone since the scan (a rebuild reports what it cannot read)
         if sha256_bytes(data) != sha:
             raise _Rebuild  # changed since the scan
         parsed.append((rel, load_record_bytes(path, data)))

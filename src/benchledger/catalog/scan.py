@@ -127,8 +127,14 @@ def current_stats(root: Path, folders: list[str]) -> tuple[str, list[Stat]]:
 
 
 def file_digest(path: Path) -> str:
-    """sha256 of a file's bytes ('' when absent)."""
-    return sha256_bytes(path.read_bytes()) if path.is_file() else ""
+    """sha256 of a file's bytes; '' when absent, and what is wrong when something else is in its place (a folder)
+    or it cannot be read: a build reports that (``audit/waivers.py``), so a change to or from it is a change."""
+    try:
+        if path.is_file():
+            return sha256_bytes(path.read_bytes())
+        return "not a file" if path.exists() else ""
+    except OSError as exc:
+        return f"unreadable: {exc.strerror}"
 
 
 def others_digest(root: Path, skip: set[str], records: AbstractSet[str], started_ns: int | None = None) -> str:
