@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-import duckdb
-
 from benchledger.catalog.tables import EFFICIENCY_COLUMNS, FINDING_COLUMNS, efficiency_rows
+from benchledger.ledger.duckdb_engine import duckdb
 from benchledger.ledger.index import (
     TABLES,
     connect_fresh,

@@ -31,8 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import duckdb
-
 from benchledger import __version__
 from benchledger.catalog.scan import (
     FileStat,
@@ -45,6 +43,7 @@ from benchledger.catalog.scan import (
 )
 from benchledger.ledger.atomic import atomic_write_text
 from benchledger.ledger.collector import gc_paused
+from benchledger.ledger.duckdb_engine import duckdb
 from benchledger.ledger.location import CACHE_FOLDER, resolve_ledger_dir
 from benchledger.ledger.sql import quote_identifier, sql_text
 

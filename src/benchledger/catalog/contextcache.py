@@ -20,10 +20,10 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-import duckdb
 import pydantic
 import pydantic_core
 
+from benchledger.ledger.duckdb_engine import duckdb
 from benchledger.schema import Record
 
 CONTEXT_TABLE = "_cache_context"

@@ -21,11 +21,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Generic, TypeVar
 
-import duckdb
-
 from benchledger.catalog.threads import start_whole
 from benchledger.catalog.workers import ForkedCalls
 from benchledger.errors import LedgerError
+from benchledger.ledger.duckdb_engine import duckdb
 from benchledger.ledger.index import Columns, RowsFile, create_table, insert_files
 
 Part = TypeVar("Part")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import duckdb
+from benchledger.ledger.duckdb_engine import duckdb
 
 DECODE_METRICS = ("output_throughput", "per_stream_throughput", "tpot")
 COLUMNS = ["record_id", "arm", "spec", "accelerator", "engine", "ctx", "conc", "metric", "speedup", "outcome"]

@@ -30,8 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
 from benchledger import __version__
 from benchledger.audit.finding import Finding
 from benchledger.audit.report import AuditReport
@@ -68,6 +66,7 @@ from benchledger.catalog.tables import (
     FINDING_COLUMNS,
     benchmark_efficiency,
 )
+from benchledger.ledger.duckdb_engine import duckdb
 from benchledger.ledger.index import RECORD_KEYS, TABLES, Columns, create_table, insert_files, write_rows
 from benchledger.ledger.io import load_record_bytes
 from benchledger.ledger.paths import FOLDER_KINDS

@@ -10,8 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-import duckdb
-
+from benchledger.ledger.duckdb_engine import duckdb
 from benchledger.ledger.sql import quote_identifier
 
 DOCS_PATH = Path(__file__).resolve().parents[3] / "docs" / "index.md"

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import duckdb
 from rich.console import Console
 from rich.markup import escape
 
 from benchledger.cli.render import display_path, print_table
+from benchledger.ledger.duckdb_engine import duckdb
 from benchledger.schema import Benchmark, Record
 
 HEADLINE_METRICS = ("output_throughput", "per_stream_throughput", "request_throughput", "tpot", "ttft", "itl")

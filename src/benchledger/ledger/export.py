@@ -10,9 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-import duckdb
-
 from benchledger.errors import LedgerError
+from benchledger.ledger.duckdb_engine import duckdb
 from benchledger.ledger.sql import public_views, quote_identifier
 
 ExportFormat = Literal["csv", "json", "parquet"]

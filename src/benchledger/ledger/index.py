@@ -14,10 +14,9 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-import duckdb
-
 from benchledger.errors import LedgerError
 from benchledger.ledger import rows
+from benchledger.ledger.duckdb_engine import duckdb
 from benchledger.ledger.rowjson import encode_rows
 from benchledger.ledger.sql import public_views, query, quote_identifier
 from benchledger.ledger.store import Ledger

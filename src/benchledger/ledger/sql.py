@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import duckdb
-
 from benchledger.errors import LedgerError
+from benchledger.ledger.duckdb_engine import duckdb
 
 
 def quote_identifier(name: str) -> str:

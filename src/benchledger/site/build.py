@@ -18,11 +18,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
 from benchledger.catalog.build import build_catalog
 from benchledger.catalog.cache import open_index
 from benchledger.errors import LedgerError
+from benchledger.ledger.duckdb_engine import duckdb
 from benchledger.ledger.store import Ledger
 from benchledger.site.context import SiteData, load_site_data
 from benchledger.site.downloads import write_downloads

@@ -12,8 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import duckdb
-
+from benchledger.ledger.duckdb_engine import duckdb
 from benchledger.ledger.store import Ledger
 from benchledger.schema import METRICS, Benchmark, Source
 from benchledger.schema.metrics import OUTCOME_BAND

@@ -10,8 +10,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
-
+from benchledger.ledger.duckdb_engine import duckdb
 from benchledger.ledger.sql import quote_identifier
 from benchledger.ledger.store import Ledger
 
