@@ -3,12 +3,14 @@ cyclic GC paused (``ledger/collector.py``). Importing typer and click builds ten
 the collector would otherwise scan ~30 times meanwhile: ~10 ms of every command (a warm query at 10,000 records
 takes ~0.4 s, benchmarks/ledger_scale.py). The command itself runs with the collector as it was."""
 
-from benchledger.ledger.collector import gc_paused
+from benchledger.ledger.collector import freeze_for_process, gc_paused
 
 
 def run() -> None:
     with gc_paused():
         from benchledger.cli import main
+
+        freeze_for_process()  # (or the collector would scan them all as it resumes)
     main()
 
 

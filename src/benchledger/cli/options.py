@@ -27,10 +27,11 @@ def load(ledger_dir: Path | None, *, strict: bool = False, report_failures: bool
     """Load a ledger (lazy import keeps ``--help`` fast); say on stderr how many files failed to load and were
     left out (the audit lists each; it passes ``report_failures=False``)."""
     from benchledger.ledger import Ledger
-    from benchledger.ledger.store import freeze_for_process
+    from benchledger.ledger.store import freeze_for_process, gc_paused
 
-    ledger = Ledger.load(ledger_dir, strict=strict, require_layout=True)
-    freeze_for_process()  # a CLI process is short-lived: keep the collector off the loaded records
+    with gc_paused():  # (frozen before the collector resumes: it would otherwise scan every record at once)
+        ledger = Ledger.load(ledger_dir, strict=strict, require_layout=True)
+        freeze_for_process()  # a CLI process is short-lived: keep the collector off the loaded records
     if report_failures and ledger.errors:
         console(stderr=True).print(f"warning: {ledger.failure_summary()}", markup=False)
     return ledger
