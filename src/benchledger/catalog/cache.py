@@ -35,12 +35,12 @@ from benchledger import __version__
 from benchledger.catalog.scan import (
     FileStat,
     Stat,
-    current_stats,
     file_digest,
     manifest_digest,
     others_digest,
     scan_files,
 )
+from benchledger.catalog.statsahead import StatsAhead
 from benchledger.ledger.atomic import atomic_write_text
 from benchledger.ledger.collector import gc_paused
 from benchledger.ledger.duckdb_engine import duckdb
@@ -184,14 +184,22 @@ def _open_index(ledger_dir: Path | str | None, cache: bool, rebuild: bool, clock
     started = clock()
     code = code_digest()
     db = None if rebuild else current_db(root)
-    con, meta = _open_meta(db, root, code)
-    if meta is None and db is not None and current_db(root) != db:  # replaced while we opened it: once more
-        db = current_db(root)
+    stats = StatsAhead(root) if db is not None else None  # (taken while DuckDB starts: ``statsahead.py``)
+    try:
         con, meta = _open_meta(db, root, code)
+        if meta is None and db is not None and current_db(root) != db:  # replaced while we opened it: once more
+            db = current_db(root)
+            con, meta = _open_meta(db, root, code)
+    except BaseException:
+        if stats is not None:
+            stats.wait()
+        raise
+    if stats is not None and meta is None:
+        stats.wait()  # (not used: a rebuild forks its workers, with no other thread running)
     state = files = ahead = None
-    if con is not None and meta is not None and db is not None:
-        vouched, listed = _stats_vouch(root, meta, db)
-        if vouched:
+    if con is not None and meta is not None and db is not None and stats is not None:
+        digest, listed = stats.current_stats(json.loads(meta["folders"]))
+        if _stats_vouch(root, meta, db, digest, listed):
             return Index(con, root, "current", int(meta["records_checked"]))
         state = _read_files(con, meta)
         if state is not None:
@@ -275,14 +283,11 @@ def is_current(root: Path, state: CachedState, files: dict[str, FileStat]) -> bo
     return _others_current(root, state.meta, files.keys())
 
 
-def _stats_vouch(root: Path, meta: dict[str, str], db: Path) -> tuple[bool, list[Stat] | None]:
-    """Whether every record file's stat equals one the cache was found current for (its build's, or the one
-    ``_vouch`` wrote): then no file needs hashing. Also the stats it took (None when it took none)."""
+def _stats_vouch(root: Path, meta: dict[str, str], db: Path, digest: str, listed: list[Stat]) -> bool:
+    """Whether every record file's stat (``listed``, of ``stat_digest`` ``digest``) equals one the cache was
+    found current for (its build's, or the one ``_vouch`` wrote): then no file needs hashing."""
     vouched = {meta["stat_digest"], _vouched_digest(db)} - {""}
-    if not vouched:
-        return False, None
-    digest, listed = current_stats(root, list(json.loads(meta["folders"])))
-    return digest in vouched and _others_current(root, meta, {s[0] for s in listed}), listed
+    return digest in vouched and _others_current(root, meta, {s[0] for s in listed})
 
 
 def _vouched_digest(db: Path) -> str:

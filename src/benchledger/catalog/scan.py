@@ -98,20 +98,33 @@ def manifest_digest(files: Iterable[FileStat]) -> str:
 
 
 def current_stats(root: Path, folders: list[str]) -> tuple[str, list[Stat]]:
-    """``stat_digest`` of the record files as they are now, and their stats (no file is read).
+    """``stat_digest`` of the record files as they are now, and their stats (no file is read)."""
+    return stats_of(folder_stats(root, folders), folders)
+
+
+def stats_of(found: dict[str, list[Stat]], folders: Iterable[str]) -> tuple[str, list[Stat]]:
+    """``current_stats`` of ``folders`` from ``folder_stats`` taken of them (or of more)."""
+    stats = [stat for folder in sorted(folders) for stat in found.get(folder, ())]
+    return stat_digest(stats), stats
+
+
+def folder_stats(root: Path, folders: Iterable[str]) -> dict[str, list[Stat]]:
+    """Per folder that exists, the stats of the files in it (not in its sub-folders; hidden ones left out), by
+    name.
 
     The files are those of ``record_names``, listed here with ``os.scandir`` (one listing and one ``stat``
     per file: this runs on every command). Each folder is opened once and its files stat-ed relative to it
     (``dir_fd``): the kernel then resolves one name per file, not the whole path (10,000 at 10,000 records).
     """
     base = str(root)
-    stats: list[Stat] = []
+    found: dict[str, list[Stat]] = {}
     stat = os.stat
-    for folder in sorted(folders):
+    for folder in folders:
         try:
             fd = os.open(f"{base}/{folder}", os.O_RDONLY | os.O_DIRECTORY)
         except (FileNotFoundError, NotADirectoryError):
             continue
+        stats: list[Stat] = []
         try:
             with os.scandir(fd) as it:
                 names = sorted(e.name for e in it if not e.name.startswith(".") and e.is_file())
@@ -123,7 +136,8 @@ def current_stats(root: Path, folders: list[str]) -> tuple[str, list[Stat]]:
                 stats.append((f"{folder}/{name}", st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
         finally:
             os.close(fd)
-    return stat_digest(stats), stats
+        found[folder] = stats
+    return found
 
 
 def file_digest(path: Path) -> str:
@@ -177,6 +191,5 @@ def others_digest(root: Path, skip: set[str], records: AbstractSet[str], started
     return digest.hexdigest()
 
 
-__all__ = ["RACY_NS", "UNHASHED", "FileStat", "Stat", "current_stats", "file_digest", "manifest_digest",
-           "others_digest", "scan_files",
-           "sha256_bytes", "stat_digest"]
+__all__ = ["RACY_NS", "UNHASHED", "FileStat", "Stat", "current_stats", "file_digest", "folder_stats",
+           "manifest_digest", "others_digest", "scan_files", "sha256_bytes", "stat_digest", "stats_of"]
