@@ -1,6 +1,6 @@
 """The record files' stats taken in a background thread while the cache's database opens (catalog/statsahead.py):
 the same stats and digest as ``scan.current_stats`` for whichever folders the cache names, and no such thread
-left running once the index is open (a rebuild forks its workers with no other thread running)."""
+left running once the index is open."""
 
 from __future__ import annotations
 
@@ -37,6 +37,7 @@ def test_the_stats_taken_ahead_are_those_current_stats_takes(tmp_path: Path, fol
     root = _ledger_with_odd_folders(tmp_path / "ledger")
     ahead = StatsAhead(root)
     digest, listed = ahead.current_stats(folders)
+    assert ahead._found is not None  # (taken ahead, not again by the fallback)
     assert (digest, listed) == current_stats(root, folders)
     if ".hidden-folder" in folders:  # (a folder the cache never names, but one asked for is one given)
         assert any(rel.startswith(".hidden-folder/") for rel, *_ in listed)
@@ -47,6 +48,7 @@ def test_a_ledger_gone_before_the_thread_looked_gives_what_current_stats_gives(t
     root = tmp_path / "gone"
     ahead = StatsAhead(root)
     assert ahead.current_stats(["benchmarks"]) == current_stats(root, ["benchmarks"])
+    assert ahead._found is None  # (the thread found no folder: taken again, here)
 
 
 def _stats_threads() -> list[threading.Thread]:
@@ -54,8 +56,9 @@ def _stats_threads() -> list[threading.Thread]:
 
 
 def test_no_stats_thread_outlives_the_opening_of_an_index(tmp_path: Path) -> None:
-    """Current, updated, and a cache that cannot be read (rebuilt: the stats are not used, the thread is
-    waited for before the build forks its workers)."""
+    """Current, updated, and a cache that cannot be read (rebuilt: the stats are not used). On this small
+    ledger the thread ends before a rebuild would need it to, waited for or not: that ``_open_index`` waits
+    for it before a rebuild (which may fork workers) is not shown here."""
     root = build_mini_ledger(tmp_path / "ledger")
     later = lambda: time.time_ns() + 60 * 10**9  # noqa: E731 - no file is racy at this clock
     statuses = []
